@@ -1,0 +1,166 @@
+"""Findings (what a reader or the replay has to say about a record) and the error types.
+
+A finding has a stable code, a severity, a message that names the rule, and a place in the
+file. Codes are grouped by their first letter: S syntax and layout, P checker play, C cube,
+R results and scores, M match consistency, N notation, I information.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = [
+    "CODES",
+    "Finding",
+    "IllegalPlayError",
+    "RecordError",
+    "Severity",
+    "SyntaxRecordError",
+    "format_finding",
+]
+
+
+class Severity(enum.StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+#: Every finding code bgparse emits, with its default severity and a one-line description.
+#: Kept in one table so the CLI can list them and tests can check nothing is undocumented.
+CODES: dict[str, tuple[Severity, str]] = {
+    # syntax and layout (readers)
+    "S001": (Severity.ERROR, "file is empty"),
+    "S002": (Severity.ERROR, "file is binary, not a text match record"),
+    "S003": (Severity.ERROR, "file is another format bgparse does not read as a match record"),
+    "S004": (Severity.ERROR, "no 'N point match' line: not a Jellyfish match file"),
+    "S005": (Severity.ERROR, "a line the reader cannot parse"),
+    "S006": (Severity.ERROR, "a cell the reader cannot parse"),
+    "S007": (Severity.ERROR, "a line longer than the reader accepts"),
+    "S008": (Severity.ERROR, "game header without a score line"),
+    "S009": (Severity.WARNING, "text could not be decoded as UTF-8; read as Windows-1252"),
+    "S010": (Severity.ERROR, "SGF syntax error"),
+    "S011": (Severity.ERROR, "SGF property with a value bgparse cannot read"),
+    "S012": (Severity.WARNING, "game has no actions"),
+    "S013": (Severity.WARNING, "text outside any game was ignored"),
+    "S014": (Severity.ERROR, "match length out of range"),
+    "S015": (Severity.ERROR, "file is larger than the reader accepts"),
+    # checker play (replay)
+    "P001": (Severity.ERROR, "illegal checker play"),
+    "P002": (Severity.ERROR, "impossible dice"),
+    "P003": (Severity.ERROR, "play recorded after the game was over"),
+    "P004": (Severity.ERROR, "missing play: a legal play exists but none is recorded"),
+    "P005": (Severity.WARNING, "ambiguous notation: several plays fit the record"),
+    "P006": (Severity.ERROR, "roll out of turn"),
+    "P007": (Severity.INFO, "hidden play"),
+    "P008": (Severity.ERROR, "opening roll is a double"),
+    "P009": (Severity.WARNING, "illegal-play dump: board set by the producer"),
+    # cube
+    "C001": (Severity.ERROR, "double not allowed"),
+    "C002": (Severity.ERROR, "take or drop without a pending double"),
+    "C003": (Severity.ERROR, "double not answered"),
+    "C004": (Severity.ERROR, "beaver not allowed"),
+    "C005": (Severity.ERROR, "cube value does not follow the cube"),
+    "C006": (Severity.INFO, "dead cube: beyond what either side needs"),
+    "C007": (Severity.ERROR, "double in the Crawford game"),
+    # results and scores
+    "R001": (Severity.ERROR, "'Wins' points differ from what the game's end and cube give"),
+    "R002": (Severity.ERROR, "game score line differs from the running score"),
+    "R003": (Severity.ERROR, "game recorded after the match was won"),
+    "R004": (Severity.WARNING, "match ends short of its length"),
+    "R005": (Severity.ERROR, "winner differs from the game's end"),
+    "R006": (Severity.WARNING, "game ends without a result"),
+    "R007": (Severity.INFO, "first game starts from a non-zero score"),
+    "R008": (Severity.INFO, "result capped to the points the winner needed"),
+    "R009": (Severity.WARNING, "resignation value is a known producer defect"),
+    "R010": (Severity.INFO, "Jacoby rule inferred from the results"),
+    "R011": (Severity.INFO, "game won without the record showing why (resignation or forfeit)"),
+    "R012": (Severity.WARNING, "'Losses' line differs from the result"),
+    # notation
+    "N001": (Severity.WARNING, "hit star on a step that hits nothing"),
+    "N002": (Severity.WARNING, "hit without a star"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing to say about a record, at a place in the file (1-based line and column;
+    0 where the finding concerns the whole file)."""
+
+    code: str
+    severity: Severity
+    message: str
+    line: int = 0
+    column: int = 0
+    game: int | None = None
+    turn: int | None = None
+    source_line: str | None = None
+    detail: str | None = None
+
+    @classmethod
+    def make(
+        cls,
+        code: str,
+        message: str,
+        line: int = 0,
+        column: int = 0,
+        *,
+        severity: Severity | None = None,
+        game: int | None = None,
+        turn: int | None = None,
+        source_line: str | None = None,
+        detail: str | None = None,
+    ) -> Finding:
+        sev = severity if severity is not None else CODES[code][0]
+        return cls(code, sev, message, line, column, game, turn, source_line, detail)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": str(self.severity),
+            "message": self.message,
+            "line": self.line,
+            "column": self.column,
+            "game": self.game,
+            "turn": self.turn,
+        }
+
+
+def format_finding(path: str, f: Finding, *, context: bool = True) -> str:
+    """`path:line:col: CODE message`, then the source line and a caret under the column."""
+    head = f"{path}:{f.line}:{f.column}: {f.code} {f.message}"
+    if not context or f.source_line is None:
+        return head + (f"\n{f.detail}" if f.detail and context else "")
+    src = f.source_line.rstrip("\r\n").expandtabs(1)
+    if len(src) > 200:
+        # Show a window around the column rather than a whole huge line.
+        start = max(0, f.column - 100)
+        src = src[start : start + 200]
+        caret_col = f.column - start
+    else:
+        caret_col = f.column
+    out = f"{head}\n    {src}\n    {' ' * max(caret_col - 1, 0)}^"
+    if f.detail:
+        out += "\n" + f.detail
+    return out
+
+
+class RecordError(ValueError):
+    """Base of every error bgparse raises about a record; carries a finding and a path."""
+
+    def __init__(self, finding: Finding, path: str = "<input>") -> None:
+        super().__init__(f"{path}:{finding.line}:{finding.column}: {finding.code} {finding.message}")
+        self.finding = finding
+        self.path = path
+
+    def format(self, *, context: bool = True) -> str:
+        return format_finding(self.path, self.finding, context=context)
+
+
+class SyntaxRecordError(RecordError):
+    """The record cannot be read (syntax, layout, encoding, wrong format)."""
+
+
+class IllegalPlayError(RecordError):
+    """A checker play that the rules do not allow."""

@@ -1,0 +1,1 @@
+"""Readers: bytes of a match file in, event records out (format sniffed from the content)."""

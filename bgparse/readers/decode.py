@@ -1,0 +1,96 @@
+"""Bytes to text: BOM and encoding sniffing, line splitting, binary detection.
+
+Line and column numbers of every later message refer to the original file: lines are split on
+CRLF, CR or LF exactly as the file has them, and columns count decoded characters (1-based) of
+the line before tabs are expanded.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass
+
+__all__ = ["DecodedText", "MAX_LINE", "decode_bytes", "looks_binary"]
+
+#: Lines longer than this are refused (no real record has one; a 1 MB line is an attack or junk).
+MAX_LINE = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    text: str  # with line endings normalised to "\n"
+    encoding: str  # "utf-8", "utf-8-sig", "utf-16-le", "utf-16-be", "cp1252"
+    newline: str  # "\n", "\r\n", "\r" or "mixed"/"" (most common one seen)
+    fallback: bool  # True when UTF-8 failed and cp1252 was used
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for data that is no text encoding a record is written in (NUL bytes outside UTF-16,
+    many control characters)."""
+    head = data[:8192]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    if b"\x00" in head:
+        return True
+    if not head:
+        return False
+    ctrl = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 26))
+    return ctrl > max(4, len(head) // 100)
+
+
+def _utf16_without_bom(data: bytes) -> str | None:
+    # UTF-16 without a BOM shows as every other byte NUL in ASCII-heavy text.
+    head = data[:4096]
+    if len(head) < 4:
+        return None
+    even = head[0::2].count(0)
+    odd = head[1::2].count(0)
+    half = len(head) // 2
+    if odd > half * 0.4 and even == 0:
+        enc = "utf-16-le"
+    elif even > half * 0.4 and odd == 0:
+        enc = "utf-16-be"
+    else:
+        return None
+    try:
+        return data.decode(enc)
+    except UnicodeDecodeError:
+        return None
+
+
+def decode_bytes(data: bytes) -> DecodedText:
+    """Decode a record's bytes. Never raises for text; the caller checks `looks_binary` first."""
+    fallback = False
+    if data.startswith(codecs.BOM_UTF8):
+        text, enc = data[3:].decode("utf-8", errors="replace"), "utf-8-sig"
+    elif data.startswith(codecs.BOM_UTF16_LE):
+        text, enc = data[2:].decode("utf-16-le", errors="replace"), "utf-16-le"
+    elif data.startswith(codecs.BOM_UTF16_BE):
+        text, enc = data[2:].decode("utf-16-be", errors="replace"), "utf-16-be"
+    else:
+        try:
+            text, enc = data.decode("utf-8"), "utf-8"
+        except UnicodeDecodeError:
+            u16 = _utf16_without_bom(data)
+            if u16 is not None:
+                text, enc = u16, "utf-16"
+            else:
+                # cp1252 leaves five bytes undefined; map those through latin-1 so nothing fails.
+                text = data.decode("cp1252", errors="replace")
+                if "\ufffd" in text:
+                    text = "".join(
+                        ch if ch != "\ufffd" else data[i : i + 1].decode("latin-1")
+                        for i, ch in enumerate(text)
+                    ) if len(text) == len(data) else data.decode("latin-1")
+                enc, fallback = "cp1252", True
+    crlf = text.count("\r\n")
+    cr = text.count("\r") - crlf
+    lf = text.count("\n") - crlf
+    if crlf == 0 and cr == 0:
+        newline = "\n" if lf else ""
+    else:
+        newline = max((crlf, "\r\n"), (cr, "\r"), (lf, "\n"))[1]
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return DecodedText(text, enc, newline, fallback)
