@@ -150,7 +150,9 @@ class RecordError(ValueError):
     """Base of every error bgparse raises about a record; carries a finding and a path."""
 
     def __init__(self, finding: Finding, path: str = "<input>") -> None:
-        super().__init__(f"{path}:{finding.line}:{finding.column}: {finding.code} {finding.message}")
+        super().__init__(
+            f"{path}:{finding.line}:{finding.column}: {finding.code} {finding.message}"
+        )
         self.finding = finding
         self.path = path
 

@@ -1,1 +1,158 @@
 """Readers: bytes of a match file in, event records out (format sniffed from the content)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from bgparse.events import MatchRecord
+from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.readers.decode import MAX_LINE, DecodedText, decode_bytes, looks_binary
+
+__all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format"]
+
+#: Larger files are refused: the biggest real match files are a few MB.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_MAGIC = (
+    (b"PK\x03\x04", "a zip archive (use 'bgparse import', which reads archives)"),
+    (b"\x1f\x8b", "a gzip-compressed file (use 'bgparse import', which reads archives)"),
+    (b"RGMH", "an eXtreme Gammon binary match (.xg), which bgparse does not read"),
+    (b"%PDF", "a PDF document"),
+    (b"\x89PNG", "a PNG image"),
+    (b"PAR1", "a Parquet file"),
+)
+
+_OTHER_TEXT = (
+    (
+        re.compile(r"Position ID:\s*\S+.*?Match ID\s*:", re.S),
+        "GNU Backgammon's analysis printout ('export match text'), not a match record",
+    ),
+    (re.compile(r"\AGMD-\d"), "a Gibbon match file (GMD), which bgparse does not read"),
+    (
+        re.compile(r"\AJavaFIBS internal match"),
+        "a JavaFIBS match file, which bgparse does not read",
+    ),
+    (re.compile(r"^;\[Game Modus '", re.M), "a GammonX game log, which bgparse does not read"),
+    (re.compile(r"^;\[Match '", re.M), "a GammonX match log, which bgparse does not read"),
+    (re.compile(r"\A\s*bgammon-replay "), "a bgammon.org replay, which bgparse does not read"),
+    (re.compile(r"\A\s*[{\[]"), "JSON, not a match record"),
+)
+
+_SGF_START = re.compile(r"\A\s*\(\s*;")
+
+
+def sniff_format(text: str) -> str | None:
+    """ "sgf", "mat" or None, from the content (never the file name)."""
+    if _SGF_START.match(text):
+        return "sgf"
+    from bgparse.readers.mat import has_match_line
+
+    return "mat" if has_match_line(text) else None
+
+
+def _fail(
+    path: str, code: str, message: str, line: int = 1, column: int = 1, source: str | None = None
+) -> SyntaxRecordError:
+    return SyntaxRecordError(Finding.make(code, message, line, column, source_line=source), path)
+
+
+def _long_line(decoded: DecodedText, path: str) -> SyntaxRecordError | None:
+    text = decoded.text
+    if len(text) <= MAX_LINE:
+        return None
+    for i, line in enumerate(text.split("\n"), start=1):
+        if len(line) > MAX_LINE:
+            return _fail(
+                path,
+                "S007",
+                f"line {i} is {len(line):,} characters long (at most {MAX_LINE:,} are accepted)",
+                i,
+                MAX_LINE + 1,
+            )
+    return None
+
+
+def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
+    """Every match record in one file's bytes. Raises `SyntaxRecordError` when the file as a whole
+    cannot be read (empty, binary, another format); a readable file with broken parts yields its
+    records with those parts reported in `errors`."""
+    if len(data) > MAX_FILE_BYTES:
+        raise _fail(
+            path, "S015", f"file is {len(data):,} bytes; at most {MAX_FILE_BYTES:,} are read", 1, 1
+        )
+    if not data.strip():
+        raise _fail(path, "S001", "file is empty", 1, 1)
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise _fail(path, "S003", f"this is {what}", 1, 1)
+    if looks_binary(data):
+        raise _fail(path, "S002", "file holds binary data, not a text match record", 1, 1)
+    decoded = decode_bytes(data)
+    text = decoded.text
+    warn: list[Finding] = []
+    if decoded.fallback:
+        warn.append(Finding.make("S009", "not valid UTF-8: read as Windows-1252", 1, 1))
+    fmt = sniff_format(text)
+    if fmt == "sgf":
+        from bgparse.readers.sgf import iter_sgf_matches
+
+        yield from _with_warnings(iter_sgf_matches(text, path), warn)
+        return
+    long_line = _long_line(decoded, path)
+    if fmt is None:
+        if long_line is not None:
+            raise long_line
+        for pattern, what in _OTHER_TEXT:
+            if pattern.search(text[:20000]):
+                raise _fail(path, "S003", f"this is {what}", 1, 1)
+        first = next((i for i, ln in enumerate(text.split("\n"), 1) if ln.strip()), 1)
+        raise _fail(
+            path,
+            "S004",
+            "no 'N point match' line: not a Jellyfish match file",
+            first,
+            1,
+            text.split("\n")[first - 1][:200],
+        )
+    from bgparse.readers.mat import iter_mat_matches
+
+    if long_line is not None:
+        # Blank out the over-long lines so the rest of the file is still read, and say where.
+        lines = text.split("\n")
+        for i, ln in enumerate(lines):
+            if len(ln) > MAX_LINE:
+                warn.append(
+                    Finding.make(
+                        "S007",
+                        f"line is {len(ln):,} characters long (at most {MAX_LINE:,}); skipped",
+                        i + 1,
+                        MAX_LINE + 1,
+                    )
+                )
+                lines[i] = ""
+        text = "\n".join(lines)
+    count = 0
+    for rec in _with_warnings(iter_mat_matches(text, path), warn):
+        count += 1
+        yield rec
+    if count == 0:  # pragma: no cover - has_match_line guarantees one match
+        raise _fail(path, "S004", "no 'N point match' line: not a Jellyfish match file")
+
+
+def _with_warnings(records: Iterator[MatchRecord], warn: list[Finding]) -> Iterator[MatchRecord]:
+    from dataclasses import replace
+
+    first = True
+    for rec in records:
+        if first and warn:
+            rec = replace(rec, errors=tuple(warn) + rec.errors)
+        first = False
+        yield rec
+
+
+def read_path(path: str | Path) -> list[MatchRecord]:
+    """Every match record of a file on disk (raises `SyntaxRecordError` or `OSError`)."""
+    p = Path(path)
+    return list(iter_records(p.read_bytes(), str(path)))

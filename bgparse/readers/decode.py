@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-__all__ = ["DecodedText", "MAX_LINE", "decode_bytes", "looks_binary"]
+__all__ = ["MAX_LINE", "DecodedText", "decode_bytes", "looks_binary"]
 
 #: Lines longer than this are refused (no real record has one; a 1 MB line is an attack or junk).
 MAX_LINE = 64 * 1024
@@ -24,6 +24,10 @@ class DecodedText:
     fallback: bool  # True when UTF-8 failed and cp1252 was used
 
 
+#: Control bytes no text record holds (tab, newlines, form feed and DOS end-of-file excepted).
+_CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
+
+
 def looks_binary(data: bytes) -> bool:
     """True for data that is no text encoding a record is written in (NUL bytes outside UTF-16,
     many control characters)."""
@@ -34,7 +38,7 @@ def looks_binary(data: bytes) -> bool:
         return True
     if not head:
         return False
-    ctrl = sum(1 for b in head if b < 32 and b not in (9, 10, 12, 13, 26))
+    ctrl = len(head) - len(head.translate(None, _CONTROL))
     return ctrl > max(4, len(head) // 100)
 
 
@@ -78,10 +82,14 @@ def decode_bytes(data: bytes) -> DecodedText:
                 # cp1252 leaves five bytes undefined; map those through latin-1 so nothing fails.
                 text = data.decode("cp1252", errors="replace")
                 if "\ufffd" in text:
-                    text = "".join(
-                        ch if ch != "\ufffd" else data[i : i + 1].decode("latin-1")
-                        for i, ch in enumerate(text)
-                    ) if len(text) == len(data) else data.decode("latin-1")
+                    text = (
+                        "".join(
+                            ch if ch != "\ufffd" else data[i : i + 1].decode("latin-1")
+                            for i, ch in enumerate(text)
+                        )
+                        if len(text) == len(data)
+                        else data.decode("latin-1")
+                    )
                 enc, fallback = "cp1252", True
     crlf = text.count("\r\n")
     cr = text.count("\r") - crlf

@@ -1,0 +1,837 @@
+"""The Jellyfish `.mat` reader: every real-world dialect into event records, with exact spans.
+
+Reading is three steps. Python splits the text into matches (at each `N point match` line) and
+each match into games (at each `Game N` line); that is layout a grammar has no business with,
+and it lets one broken game be reported without losing the rest of the file. The lark grammar
+(`grammars/mat.lark`) then parses each game body into rows of cell tokens. Last, each cell is
+given to its side by its start column and turned into an event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Any, NamedTuple, cast
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
+
+from bgparse.events import (
+    Action,
+    Beaver,
+    CannotMove,
+    Comment,
+    Double,
+    Drop,
+    Game,
+    HiddenPlay,
+    IllegalPlay,
+    Loss,
+    MatchInfo,
+    MatchRecord,
+    Move,
+    Raccoon,
+    Resign,
+    Roll,
+    SetPosition,
+    Span,
+    Take,
+    Win,
+)
+from bgparse.findings import Finding
+from bgparse.resources import read_grammar
+
+__all__ = ["MAX_MATCH_LENGTH", "has_match_line", "iter_mat_matches", "parse_move_word"]
+
+#: The longest match bgparse accepts (GNU accepts 64; some servers run longer sessions).
+MAX_MATCH_LENGTH = 999
+
+_MATCH_LINE = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.M | re.I)
+_GAME_LINE = re.compile(r"^[ \t]*game[ \t]+-?\d+\b", re.M | re.I)
+_TAG = re.compile(r'^[ \t]*[;#]?[ \t]*\[[ \t]*([^\]"]*?)[ \t]*"(.*)"[ \t]*\][ \t]*$')
+_SCORE = re.compile(
+    r"^(?P<left>.*?)[ \t]*:[ \t]*(?P<ls>-?\d+)[ \t]*(?P<right>.*?)[ \t]*:[ \t]*(?P<rs>-?\d+)"
+)
+_SCORE_ONE = re.compile(r"^(?P<left>.*?)[ \t]*:[ \t]*(?P<ls>-?\d+)")
+_ROW_START = re.compile(r"^\d+\)")
+_ROWNO_LEAD = re.compile(r"[ \t\f\v]*\d+\)")
+_RATING = re.compile(r"^(?P<name>.*?),[ \t]*(?P<rating>\d+(?:[.,]\d+)?)$")
+_SET_POS = re.compile(
+    r"^[;#][ \t]*set[ \t]+pos[ \t]*=[ \t]*(?P<board>[^/\s]+)(?:/(?P<cube>-?\d+))?", re.I
+)
+_ELO = re.compile(r"^\s*(-?\d+(?:[.,]\d+)?)")
+_WIN_NUM = re.compile(r"-?\d+")
+
+_POINT_WORDS = {"bar": 25, "b": 25, "off": 0, "o": 0}
+
+
+#: The cell terminals of the grammar, in the order the grammar composes ROW from them, and the
+#: row number, which may also stand between cells (it starts a row of its own there).
+_CELL_TYPES = (
+    "ROLL",
+    "DOUBLE",
+    "BEAVER",
+    "RACCOON",
+    "TAKE",
+    "DROP",
+    "WIN",
+    "LOSS",
+    "RESIGN",
+    "ROWNO",
+)
+
+
+class _Bodies(Transformer[Token, Any]):
+    """Hands back the tokens of a game body, a line or a row: no tree, no semantics here."""
+
+    def game(self, children: list[Token]) -> list[Token]:
+        return children
+
+    def line(self, children: list[Token]) -> list[Token]:
+        return children
+
+    def cells(self, children: list[Token]) -> list[Token]:
+        return children
+
+
+@cache
+def _parser() -> Lark:
+    return Lark(
+        read_grammar("mat.lark"),
+        parser="lalr",
+        lexer="contextual",
+        start=["game", "line", "cells"],
+        transformer=_Bodies(),
+        maybe_placeholders=False,
+    )
+
+
+def _parse(text: str, start: str) -> list[Token]:
+    """The grammar's tokens for `text` (the transformer hands back flat token lists)."""
+    return cast(list[Token], _parser().parse(text, start=start))
+
+
+@cache
+def _cell_regex() -> re.Pattern[str]:
+    """The grammar's own cell terminals as one pattern with a group per cell type: what splits a
+    ROW token into its cells, exactly as the grammar's ROW pattern recognised them."""
+    parser = _parser()
+    alternatives = (
+        f"(?P<{name}>{parser.get_terminal(name).pattern.to_regexp()})" for name in _CELL_TYPES
+    )
+    return re.compile("[ \t\f\v]*+(?:" + "|".join(alternatives) + ")")
+
+
+def has_match_line(text: str) -> bool:
+    return _MATCH_LINE.search(text) is not None
+
+
+@lru_cache(maxsize=1 << 14)
+def parse_move_word(word: str) -> Move | None:
+    """One written move group (`13/7*/4(2)`, `bar/22`, `6/off`, `25/20*`); None if it is not one.
+
+    Cached: real records repeat the same few hundred words millions of times."""
+    w = word.rstrip(",")
+    count = 1
+    if w.endswith(")"):
+        i = w.rfind("(")
+        if i <= 0 or not w[i + 1 : -1].isdigit():
+            return None
+        count = int(w[i + 1 : -1])
+        w = w[:i]
+    parts = w.split("/")
+    if len(parts) < 2:
+        return None
+    points: list[int] = []
+    hits: list[bool] = []
+    for part in parts:
+        star = part.endswith("*")
+        if star:
+            part = part.rstrip("*")
+        p = _POINT_WORDS.get(part.lower())
+        if p is None:
+            try:
+                p = int(part)
+            except ValueError:
+                return None
+        points.append(p)
+        hits.append(star)
+    return Move(tuple(points), tuple(hits), count)
+
+
+@dataclass(slots=True)
+class _Features:
+    """What a match's text shows about its producer; read by `_detect_dialect`."""
+
+    bar_words: Counter[str] = field(default_factory=Counter)
+    off_words: Counter[str] = field(default_factory=Counter)
+    stars: int = 0
+    counts: int = 0
+    merged: int = 0
+    rolls: int = 0
+    low_high: int = 0
+    cannot_move: int = 0
+    arrow_long: int = 0
+    losses: int = 0
+    hidden: int = 0
+    wins_singular_many: int = 0
+    wins_plural_one: int = 0
+    and_match: int = 0
+    right_cols: Counter[int] = field(default_factory=Counter)
+    ratings: bool = False
+    match_line_indent: bool = False
+
+
+@dataclass(slots=True)
+class _MatchContext:
+    path: str
+    lines: list[str]  # the whole file's lines (for source lines in findings)
+    errors: list[Finding]
+    features: _Features
+    # Distinct plays of the match: what the dialect is read from, without a cost per roll.
+    plays_seen: set[Any] = field(default_factory=set)
+
+    def source(self, line: int) -> str | None:
+        if 1 <= line <= len(self.lines):
+            return self.lines[line - 1]
+        return None
+
+    def error(self, code: str, message: str, line: int, column: int, game: int | None) -> None:
+        self.errors.append(
+            Finding.make(code, message, line, column, game=game, source_line=self.source(line))
+        )
+
+
+def _tag_value_bool(value: str) -> bool | None:
+    v = value.strip().lower()
+    if v in ("on", "yes", "true", "1"):
+        return True
+    if v in ("off", "no", "false", "0"):
+        return False
+    return None
+
+
+def _elo(value: str) -> float | None:
+    m = _ELO.match(value)
+    return float(m.group(1).replace(",", ".")) if m else None
+
+
+def _iso_date(value: str) -> str:
+    v = value.strip()
+    m = re.match(r"^(\d{4})[.\-/](\d{1,2})[.\-/](\d{1,2})$", v)
+    if m:
+        return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}"
+    return v
+
+
+def _info_from_tags(
+    tags: list[tuple[str, str]], ratings: tuple[float | None, float | None]
+) -> MatchInfo:
+    d: dict[str, str] = {}
+    for k, v in tags:
+        d.setdefault(k.strip().lower(), v.strip())
+    cube_limit: int | None = None
+    if "cubelimit" in d:
+        try:
+            cube_limit = int(d["cubelimit"])
+        except ValueError:
+            cube_limit = None
+    return MatchInfo(
+        site=d.get("site"),
+        match_id=d.get("match id"),
+        event=d.get("event"),
+        round=d.get("round"),
+        event_date=_iso_date(d["eventdate"]) if "eventdate" in d else None,
+        event_time=d.get("eventtime"),
+        player1=d.get("player 1"),
+        player2=d.get("player 2"),
+        elo1=_elo(d["player 1 elo"]) if "player 1 elo" in d else None,
+        elo2=_elo(d["player 2 elo"]) if "player 2 elo" in d else None,
+        variation=d.get("variation"),
+        crawford=_tag_value_bool(d["crawford"]) if "crawford" in d else None,
+        jacoby=_tag_value_bool(d["jacoby"]) if "jacoby" in d else None,
+        beaver=_tag_value_bool(d["beaver"]) if "beaver" in d else None,
+        cube_limit=cube_limit,
+        unrated=_tag_value_bool(d["unrated"]) if "unrated" in d else None,
+        transcriber=d.get("transcriber"),
+        ratings=ratings,
+    )
+
+
+_SITE_DIALECTS = (
+    ("xg mobile", "xg-mobile"),
+    ("backgammongalaxy", "galaxy"),
+    ("backgammon galaxy", "galaxy"),
+    ("backgammon studio", "backgammon-studio"),
+    ("opengammon", "opengammon"),
+    ("foxamon", "foxamon"),
+    ("gammonsite", "gammonsite"),
+    ("gridgammon", "gridgammon"),
+    ("gamesgrid", "gridgammon"),
+    ("extreme gammon", "xg"),
+    ("dailygammon", "dailygammon"),
+)
+
+
+def _detect_dialect(tags: list[tuple[str, str]], f: _Features) -> str:
+    """Producer and dialect from the Site tag where it speaks, else from the layout."""
+    d = {k.strip().lower(): v.strip().lower() for k, v in tags}
+    site = d.get("site", "")
+    text_style = (f.bar_words["Bar"] + f.off_words["Off"] > 0) or f.counts > 0
+    for needle, name in _SITE_DIALECTS:
+        if needle in site:
+            if name == "galaxy":
+                return "galaxy-b" if text_style else "galaxy-a"
+            if name == "xg" and text_style:
+                return "xg-text"
+            return name
+    if "player 1 elo" in d or "unrated" in d or "cubelimit" in d:
+        # XG-style tags without a site we know (XG transcriptions, hobby exporters, bots).
+        return "xg-text" if text_style else "xg"
+    if f.ratings:
+        return "gridgammon"
+    if f.arrow_long:
+        return "choue-net"
+    if f.bar_words["bar"] + f.off_words["off"] > 0:
+        return "backgammon-studio-like"
+    if text_style:
+        return "xg-text"
+    if f.rolls and f.low_high * 4 > f.rolls:
+        return "jellyfish-as-rolled"
+    return "jellyfish"
+
+
+def _split_score(text: str) -> tuple[str, int, str, int, int] | None:
+    """(left name, left score, right name, right score, offset of the right name)."""
+    m = _SCORE.match(text)
+    if m is None:
+        return None
+    return (
+        m.group("left").strip(),
+        int(m.group("ls")),
+        m.group("right").strip(),
+        int(m.group("rs")),
+        m.start("right"),
+    )
+
+
+def _strip_rating(name: str) -> tuple[str, float | None]:
+    m = _RATING.match(name)
+    if m is None:
+        return name, None
+    return m.group("name").strip(), float(m.group("rating").replace(",", "."))
+
+
+class _Line(NamedTuple):
+    """One line of a game body: "row" (cells, maybe a row number) or "comment"."""
+
+    kind: str
+    number: int  # 1-based line number in the file
+    text: str  # the whole line as in the file
+
+
+def _line_of(tok: Token, kind: str, first_line: int) -> _Line:
+    """A ROW/COMMENT/SCORE token starts with the line break before it: drop that, keep the line."""
+    text = str(tok)
+    nl = text.rfind("\n")
+    return _Line(kind, first_line + (tok.line or 1) - 1 + text.count("\n"), text[nl + 1 :])
+
+
+@dataclass(frozen=True, slots=True, eq=False)  # identity hash: one object per play text
+class _Play:
+    """What follows a roll's dice, read once (cached: plays repeat) with what it shows of its
+    producer's habits. kind: "play", "cannot", "hidden", "illegal"."""
+
+    kind: str
+    moves: tuple[Move, ...]
+    bad: tuple[tuple[int, str], ...]  # (offset in the play text, word) that is no move
+    stars: int
+    counts: int
+    bar_word: str | None
+    off_word: str | None
+    text: str  # stripped, for hidden plays and dumps
+    simple: bool = False  # a play whose every word is a move
+
+
+_NO_PLAY_WORDS = ("cannot", "can't", "cant")
+
+
+@lru_cache(maxsize=1 << 16)
+def _read_play(rest: str) -> _Play:
+    stripped = rest.strip()
+    low = stripped.lower()
+    if low.startswith(_NO_PLAY_WORDS):
+        return _Play("cannot", (), (), 0, 0, None, None, stripped)
+    if stripped.startswith("?"):
+        return _Play("hidden", (), (), 0, 0, None, None, stripped)
+    if low.startswith("illegal"):
+        return _Play("illegal", (), (), 0, 0, None, None, stripped)
+    words = (rest.replace(",", " ") if "," in rest else rest).split()
+    parsed = [parse_move_word(w) for w in words]
+    bad: list[tuple[int, str]] = []
+    if None in parsed:
+        pos = 0
+        for word, mv in zip(words, parsed, strict=True):
+            at = rest.find(word, pos)
+            pos = at + len(word)
+            if mv is None:
+                bad.append((at, word))
+    moves = [mv for mv in parsed if mv is not None]
+    stars = sum(True in mv.hits for mv in moves)
+    counts = sum(mv.count != 1 for mv in moves)
+    bar_word = off_word = None
+    for word, mv in zip(words, parsed, strict=True):
+        if mv is not None:
+            if mv.points[0] == 25:
+                bar_word = word.split("/", 1)[0]
+            if mv.points[-1] == 0:
+                off_word = word.rsplit("/", 1)[-1].split("(")[0].rstrip("*")
+    return _Play(
+        "play", tuple(moves), tuple(bad), stars, counts, bar_word, off_word, stripped, not bad
+    )
+
+
+class _GameReader:
+    """Builds one game's events from its lines."""
+
+    __slots__ = ("ctx", "features", "game_no", "plays_seen")
+
+    def __init__(self, ctx: _MatchContext) -> None:
+        self.ctx = ctx
+        self.features = ctx.features
+        self.game_no: int | None = None
+        self.plays_seen = ctx.plays_seen
+
+    def build(self, game_line: _Line, score: _Line | None, lines: list[_Line]) -> Game:
+        gtext = game_line.text
+        gcol = len(gtext) - len(gtext.lstrip()) + 1
+        m = _WIN_NUM.search(gtext.lstrip()[4:])
+        number = int(m.group()) if m else 0
+        self.game_no = number
+        gspan = Span(game_line.number, gcol, len(gtext.strip()))
+        names: tuple[str, str] = ("", "")
+        scores = (0, 0)
+        right_name_col: int | None = None
+        if score is None:
+            self.ctx.error("S008", f"'Game {number}' has no score line", gspan.line, gcol, number)
+        else:
+            parts = _split_score(score.text)
+            if parts is None:
+                col = len(score.text) - len(score.text.lstrip()) + 1
+                self.ctx.error(
+                    "S008",
+                    "score line needs 'name : score   name : score'",
+                    score.number,
+                    col,
+                    number,
+                )
+            else:
+                left, ls, right, rs, off = parts
+                names, scores = (left, right), (ls, rs)
+                right_name_col = _visual(score.text, off)
+        cell_re = _cell_regex()
+        finditer = cell_re.finditer
+        lead = _ROWNO_LEAD.match
+        rows: list[tuple[_Line, list[re.Match[str]] | None]] = [
+            (line, list(finditer(line[2], m.end() if (m := lead(line[2])) else 0)))
+            if line[0] == "row"
+            else (line, None)
+            for line in lines
+        ]
+        threshold = self._threshold(rows, right_name_col)
+        actions: list[Action] = []
+        append = actions.append
+        roll = self._roll
+        read_play = _read_play
+        seen_add = self.plays_seen.add
+        features = self.features
+        for line, cells in rows:
+            if cells is None:
+                self._comment(line, actions)
+                continue
+            _, number, text = line
+            tabs = "\t" in text
+            prev_side = -1
+            for cell in cells:
+                kind = cell.lastgroup or ""
+                start, end = cell.span(kind)
+                if kind == "ROWNO":
+                    # A row number inside a line starts a row of its own: its first cell is
+                    # the left player's whatever its column.
+                    prev_side = -2
+                    continue
+                if prev_side == -2:
+                    side = 0
+                else:
+                    side = 1 if (_visual(text, start) if tabs else start) >= threshold else 0
+                if prev_side >= 0:
+                    if side < prev_side:
+                        side = prev_side
+                    elif side == prev_side == 0 and kind == "ROLL":
+                        side = 1  # two rolls on one row: the second is the right player's
+                prev_side = side
+                span = Span(number, start + 1, end - start)
+                if kind == "ROLL":
+                    # The common case inline (a readable play); the rest in _roll.
+                    play = read_play(text[start + 3 : end])
+                    if play.simple:
+                        seen_add(play)
+                        d1 = ord(text[start]) - 48
+                        d2 = ord(text[start + 1]) - 48
+                        if d1 < d2:
+                            features.low_high += 1
+                        append(Roll(side, (d1, d2), play.moves, span))
+                    else:
+                        append(roll(text[start:end], side, span))
+                else:
+                    append(self._cell(kind, text[start:end], side, span))
+        if not actions:
+            self.ctx.errors.append(
+                Finding.make("S012", f"game {number} has no actions", gspan.line, gcol, game=number)
+            )
+        return Game(number, scores, tuple(actions), gspan, names)
+
+    def _threshold(
+        self, rows: list[tuple[_Line, list[re.Match[str]] | None]], right_name_col: int | None
+    ) -> int:
+        """The 0-based column from which a cell belongs to the right player: halfway between
+        where left cells start and where this game's right cells start (seen on rows with two
+        rolls), or where the score line puts the right name."""
+        cols: list[int] = []
+        for line, cells in rows:
+            if cells is not None and len(cells) >= 2 and cells[1].lastgroup == "ROLL":
+                cols.append(_visual(line[2], cells[1].start("ROLL")))
+                if len(cols) == 7:  # a few rows settle it; layouts do not change mid-game
+                    break
+        if cols:
+            right = sorted(cols)[len(cols) // 2]
+            self.features.right_cols[right] += 1
+        elif right_name_col is not None:
+            right = right_name_col
+        else:
+            right = 33
+        return max(11, (right + 5) // 2)
+
+    def _comment(self, line: _Line, actions: list[Action]) -> None:
+        text = line.text.lstrip()
+        span = Span(line.number, len(line.text) - len(text) + 1, len(text.rstrip()))
+        m = _SET_POS.match(text)
+        if m:
+            actions.append(_set_position(m, text.rstrip(), span))
+        else:
+            actions.append(Comment(None, text[1:].strip(), span))
+
+    def _cell(self, kind: str | None, text: str, side: int, sp: Span) -> Action:
+        """A cube or result cell."""
+        if kind == "DOUBLE":
+            if "==>" in text:
+                self.features.arrow_long += 1
+            return Double(side, int(_WIN_NUM.findall(text)[-1]), sp)
+        if kind == "TAKE":
+            return Take(side, sp)
+        if kind == "DROP":
+            return Drop(side, sp)
+        if kind == "WIN":
+            points = int(_WIN_NUM.findall(text)[0])
+            low = text.lower()
+            and_match = low.endswith("match")
+            if and_match:
+                self.features.and_match += 1
+            plural = "points" in low
+            if plural and points == 1:
+                self.features.wins_plural_one += 1
+            elif not plural and points != 1:
+                self.features.wins_singular_many += 1
+            return Win(side, points, and_match, sp)
+        if kind == "LOSS":
+            self.features.losses += 1
+            return Loss(side, int(_WIN_NUM.findall(text)[0]), sp)
+        if kind == "BEAVER":
+            nums = _WIN_NUM.findall(text)
+            return Beaver(side, int(nums[-1]) if nums else 0, sp)
+        if kind == "RACCOON":
+            nums = _WIN_NUM.findall(text)
+            return Raccoon(side, int(nums[-1]) if nums else 0, sp)
+        low = text.lower()  # RESIGN
+        level = (
+            3
+            if "backgammon" in low
+            else 2
+            if "gammon" in low
+            else 1
+            if ("normal" in low or "single" in low)
+            else None
+        )
+        return Resign(side, level, text, sp)
+
+    def _roll(self, text: str, side: int, sp: Span) -> Roll | CannotMove | HiddenPlay | IllegalPlay:
+        dice = (ord(text[0]) - 48, ord(text[1]) - 48)
+        play = _read_play(text[3:])
+        self.plays_seen.add(play)
+        if dice[0] < dice[1]:
+            self.features.low_high += 1
+        kind = play.kind
+        if kind == "play":
+            for at, word in play.bad:
+                self.ctx.error(
+                    "S006",
+                    f"cannot read '{word}' as a move (expected from/to like 13/7*, bar/22, 6/off)",
+                    sp.line,
+                    sp.column + 3 + at,
+                    self.game_no,
+                )
+            return Roll(side, dice, play.moves, sp)
+        if kind == "cannot":
+            return CannotMove(side, dice, sp)
+        if kind == "hidden":
+            return HiddenPlay(side, dice, play.text, sp)
+        t = play.text
+        i, j = t.find("("), t.rfind(")")
+        return IllegalPlay(side, dice, tuple(t[i + 1 : j].split(";")) if 0 <= i < j else (), sp)
+
+
+def _note_features(f: _Features, plays_seen: set[_Play]) -> None:
+    for play in plays_seen:
+        if play.kind == "cannot":
+            f.cannot_move += 1
+        elif play.kind == "hidden":
+            f.hidden += 1
+        f.stars += play.stars
+        f.counts += play.counts
+        if play.bar_word is not None:
+            f.bar_words[play.bar_word] += 1
+        if play.off_word is not None:
+            f.off_words[play.off_word] += 1
+
+
+def _visual(line: str, index: int) -> int:
+    """The 0-based display column of `line[index]`, with tabs at 8-column stops."""
+    if "\t" not in line:
+        return index
+    return len(line[:index].expandtabs(8))
+
+
+def _set_position(m: re.Match[str], text: str, span: Span) -> SetPosition:
+    # The board decoding needs the rules engine's XGID reader; the replay does it from `text`.
+    cube_owner: int | None = None
+    cube_value: int | None = None
+    if m.group("cube") is not None:
+        c = int(m.group("cube"))
+        if c == 0:
+            cube_value, cube_owner = 1, -1
+        else:
+            cube_value, cube_owner = 2 ** abs(c), (0 if c < 0 else 1)
+    return SetPosition(None, None, cube_value, cube_owner, None, text, span)
+
+
+class _MatReader:
+    """Reads the matches of one decoded file, one at a time."""
+
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.lines = text.split("\n")
+
+    def iter_matches(self) -> Iterator[MatchRecord]:
+        text = self.text
+        starts = list(_MATCH_LINE.finditer(text))
+        header_start = 0
+        for idx, m in enumerate(starts):
+            body_end = len(text)
+            if idx + 1 < len(starts):
+                # The next match's header (its tag and comment lines) belongs to it, not to the
+                # last game of this one: cut this body before them.
+                body_end = _header_start(text, m.end(), starts[idx + 1].start())
+            yield self._match(idx, header_start, m, body_end)
+            header_start = body_end
+
+    def _match(self, index: int, header_start: int, m: re.Match[str], body_end: int) -> MatchRecord:
+        text = self.text
+        errors: list[Finding] = []
+        features = _Features()
+        ctx = _MatchContext(self.path, self.lines, errors, features)
+        match_line = text.count("\n", 0, m.start()) + 1
+        features.match_line_indent = m.group(0)[:1] in (" ", "\t")
+        tags: list[tuple[str, str]] = []
+        comments: list[str] = []
+        for raw in text[header_start : m.start()].split("\n"):
+            s = raw.strip()
+            if not s:
+                continue
+            t = _TAG.match(s)
+            if t and s[0] in ";#[":
+                tags.append((t.group(1).strip(), t.group(2)))
+            elif s[0] in ";#":
+                comments.append(s[1:].strip())
+            else:
+                comments.append(s)
+        length = int(m.group(1))
+        if not 0 <= length <= MAX_MATCH_LENGTH:
+            ctx.error(
+                "S014",
+                f"match length {length} is out of range 0-{MAX_MATCH_LENGTH}",
+                match_line,
+                1,
+                None,
+            )
+        games: list[Game] = []
+        game_starts = [g.start() for g in _GAME_LINE.finditer(text, m.end(), body_end)]
+        self._stray_text(ctx, m.end(), game_starts[0] if game_starts else body_end)
+        line_no = text.count("\n", 0, game_starts[0]) + 1 if game_starts else 0
+        for gi, gs in enumerate(game_starts):
+            ge = game_starts[gi + 1] if gi + 1 < len(game_starts) else body_end
+            chunk = text[gs:ge]
+            game = self._game(ctx, chunk, line_no)
+            if game is not None:
+                games.append(game)
+            line_no += chunk.count("\n")
+        _note_features(features, ctx.plays_seen)
+        features.rolls = sum(1 for g in games for a in g.actions if type(a) is Roll)
+        ratings: tuple[float | None, float | None] = (None, None)
+        players: tuple[str, str] = ("", "")
+        if games:
+            n0, r0 = _strip_rating(games[0].names[0])
+            n1, r1 = _strip_rating(games[0].names[1])
+            players, ratings = (n0, n1), (r0, r1)
+            features.ratings = r0 is not None or r1 is not None
+        return MatchRecord(
+            path=self.path,
+            format="mat",
+            players=players,
+            length=length,
+            games=tuple(games),
+            tags=tuple(tags),
+            info=_info_from_tags(tags, ratings),
+            dialect=_detect_dialect(tags, features),
+            comments=tuple(comments),
+            errors=tuple(errors),
+            span=Span(match_line, len(m.group(0)) - len(m.group(0).lstrip()) + 1),
+            index=index,
+        )
+
+    def _stray_text(self, ctx: _MatchContext, start: int, end: int) -> None:
+        line = self.text.count("\n", 0, start) + 1
+        for raw in self.text[start:end].split("\n"):
+            s = raw.strip()
+            if s and s[0] not in ";#":
+                ctx.errors.append(
+                    Finding.make(
+                        "S013",
+                        "text between the match line and the first game was ignored",
+                        line,
+                        len(raw) - len(raw.lstrip()) + 1,
+                        source_line=raw,
+                    )
+                )
+            line += 1
+
+    def _game(self, ctx: _MatchContext, chunk: str, first_line: int) -> Game | None:
+        reader = _GameReader(ctx)
+        # A game line may be indented; the grammar starts at its first letter.
+        indent = len(chunk) - len(chunk.lstrip(" \t"))
+        try:
+            tokens = _parse(chunk[indent:], "game")
+        except UnexpectedInput:
+            return self._game_by_lines(reader, chunk, first_line)
+        except LarkError:  # pragma: no cover - lark's own failures are bugs: still no traceback
+            return self._game_by_lines(reader, chunk, first_line)
+        game_line = _Line("game", first_line, chunk[: chunk.find("\n")] if "\n" in chunk else chunk)
+        score = _line_of(tokens[1], "score", first_line)
+        base = first_line - 1
+        lines = []
+        for tok in tokens[2:]:
+            kind = tok.type
+            if kind == "NL":
+                continue
+            # The token starts with the line break before its line: keep just the line.
+            text = tok.value
+            nl = text.rfind("\n")
+            lines.append(
+                _Line(
+                    "row" if kind == "ROW" else "comment",
+                    base + (tok.line or 1) + text.count("\n", 0, nl + 1),
+                    text[nl + 1 :],
+                )
+            )
+        return reader.build(game_line, score, lines)
+
+    def _game_by_lines(self, reader: _GameReader, chunk: str, first_line: int) -> Game | None:
+        """The game body did not parse as a whole: read it line by line, keep every good line
+        and report every bad one where it is."""
+        ctx = reader.ctx
+        raw_lines = chunk.split("\n")
+        game_line = _Line("game", first_line, raw_lines[0])
+        gm = _WIN_NUM.search(raw_lines[0].lstrip()[4:])
+        reader.game_no = int(gm.group()) if gm else None
+        score: _Line | None = None
+        lines: list[_Line] = []
+        for i, raw in enumerate(raw_lines[1:], start=1):
+            s = raw.strip()
+            if not s:
+                continue
+            number = first_line + i
+            if score is None and not lines and _SCORE_ONE.match(s) and not _ROW_START.match(s):
+                score = _Line("score", number, raw)
+                continue
+            try:
+                # The leading line break lets the tokens take the line as they do in a body.
+                toks = _parse("\n" + raw, "line")
+            except UnexpectedInput:
+                lead = len(raw) - len(raw.lstrip())
+                col, what = self._bad_cell(raw.strip())
+                ctx.error(
+                    "S005", f"cannot read this line: {what}", number, lead + col, reader.game_no
+                )
+                continue
+            kind = toks[0].type
+            if kind != "NL":
+                lines.append(_Line("row" if kind == "ROW" else "comment", number, raw))
+        if score is None and not lines:
+            ctx.error(
+                "S008",
+                f"'{raw_lines[0].strip()}' has no score line and no moves (truncated file?)",
+                first_line,
+                len(raw_lines[0]) - len(raw_lines[0].lstrip()) + 1,
+                reader.game_no,
+            )
+            return None
+        return reader.build(game_line, score, lines)
+
+    @staticmethod
+    def _bad_cell(text: str) -> tuple[int, str]:
+        """Where in a line that is no row its cells stop making sense, and what stands there."""
+        try:
+            _parser().parse(text, start="cells")
+        except UnexpectedCharacters as exc:
+            col = exc.column if isinstance(exc.column, int) and exc.column > 0 else 1
+            word = text[col - 1 :].split()[0] if text[col - 1 :].strip() else text
+            return col, f"unexpected '{word[:40]}'"
+        except UnexpectedInput as exc:
+            col = getattr(exc, "column", 1)
+            col = col if isinstance(col, int) and col > 0 else 1
+            tok = getattr(exc, "token", None)
+            return col, f"unexpected '{str(tok)[:40]}'" if tok else "line ends too early"
+        return 1, "not a row of a game"  # pragma: no cover - parses as cells but not as a line
+
+
+def _header_start(text: str, lo: int, match_start: int) -> int:
+    """Where the header of the match whose length line starts at `match_start` begins: after the
+    last line before it that is neither blank nor a comment or tag line (but never before `lo`)."""
+    pos = match_start
+    while pos > lo:
+        line_start = text.rfind("\n", lo, pos - 1) + 1
+        if line_start <= lo:
+            return lo
+        s = text[line_start : pos - 1].strip()
+        if s and s[0] not in ";#":
+            return pos
+        pos = line_start
+    return lo
+
+
+def iter_mat_matches(text: str, path: str) -> Iterator[MatchRecord]:
+    """Every match or money session of a decoded `.mat` text, in file order."""
+    yield from _MatReader(text, path).iter_matches()
