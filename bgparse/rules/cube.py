@@ -1,0 +1,325 @@
+"""The doubling cube within one game: doubles, takes, drops, beavers, raccoons, automatic
+doubles, and which of them the rules allow (RULES.md §3, rules-engines.md §5).
+
+`CubeState` is immutable; every action returns the next state or raises `CubeError`, whose
+`code` is one of `CUBE_ERROR_CODES` and whose message a player would understand. A validator
+reports an illegal action and carries on from the record (RULES.md §6), so an error carries
+`recorded`: the state the record leads to if the action is taken as written (None where the
+action cannot be applied at all, e.g. a take with no double to take).
+
+Model of a double sequence, which GNU Backgammon's records confirm (`Doubles => 2`,
+`Beavers => 4`, a roll, and later the beaverer doubles to 8):
+
+- `value` is the value the cube has reached and `pending` the offer awaiting an answer.
+  A double from v leaves value v with an offer at 2v.
+- A beaver is the doubled side taking (value 2v) and redoubling at once (offer at 4v) while
+  keeping the cube; a raccoon is the same move by the original doubler. Records name both
+  "beaver", so `beaver` and `raccoon` are one operation; the count and the rule set decide.
+- A take sets the value to the offer. After a plain double the taker owns the cube; after a
+  beaver or raccoon the side that made the last redouble keeps it.
+- A drop ends the game and the other side wins `value`: the value before the refused double,
+  which after beavers is the value reached before the last redouble.
+- `.mat` records write no `Takes` after a beaver: `before_roll` treats the next roll as the
+  take.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bgparse.rules.match import holland_restricts
+from bgparse.rules.ruleset import RuleSet
+
+__all__ = [
+    "CENTRED",
+    "CUBE_ERROR_CODES",
+    "CubeError",
+    "CubeState",
+    "PendingDouble",
+    "is_dead_cube",
+]
+
+#: `CubeState.owner` while nobody owns the cube.
+CENTRED = -1
+
+#: Every reason a cube action can be refused, as stable codes.
+CUBE_ERROR_CODES = (
+    "game-over",  # the game (or match) has already ended
+    "double-pending",  # acting while a double awaits its answer
+    "cube-disabled",  # cubeless play: NoCube, CubeLimit 1
+    "crawford-game",  # no doubling in the Crawford game
+    "not-on-roll",  # only the player on roll may double
+    "after-roll",  # a double comes before the roll
+    "not-cube-owner",  # the cube belongs to the other side
+    "holland",  # post-Crawford Holland rule: the trailer waits two rolls each
+    "beyond-cube-limit",  # the cube would pass the rule set's limit
+    "dead-cube",  # a double to a dead cube, where the rule set forbids it
+    "no-pending-double",  # take, drop or beaver with nothing offered
+    "wrong-side",  # the doubler answering his own double
+    "beaver-in-match",  # beavers are for money play only
+    "beaver-not-allowed",  # the rule set allows no (more) beavers or raccoons
+    "auto-double-not-allowed",  # automatic doubles: money only, within the rule set's limit
+)
+
+
+class CubeError(ValueError):
+    """A cube action the rules do not allow. `code` is one of `CUBE_ERROR_CODES`; `recorded`
+    is the state to continue from if the action is taken as recorded, or None."""
+
+    def __init__(self, code: str, message: str, recorded: CubeState | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.recorded = recorded
+
+
+@dataclass(frozen=True, slots=True)
+class PendingDouble:
+    """An offer awaiting its answer: who made it and the value the cube takes if accepted."""
+
+    doubler: int
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class CubeState:
+    """The cube in one game. `owner` is 0, 1 or `CENTRED`; `beavers` counts the beavers and
+    raccoons in the current double sequence; `used` says whether the cube was ever turned this
+    game (Jacoby); `automatic` counts this game's automatic doubles; `enabled` is False in
+    cubeless play."""
+
+    value: int = 1
+    owner: int = CENTRED
+    pending: PendingDouble | None = None
+    beavers: int = 0
+    used: bool = False
+    enabled: bool = True
+    automatic: int = 0
+
+    @classmethod
+    def new_game(cls, rules: RuleSet | None = None) -> CubeState:
+        """The cube at the start of a game: centred at 1, enabled unless the rules are
+        cubeless."""
+        return cls(enabled=(rules or RuleSet()).cube_enabled)
+
+    @property
+    def centred(self) -> bool:
+        return self.owner == CENTRED
+
+    @property
+    def answerer(self) -> int | None:
+        """The side that must answer the pending offer, if any."""
+        return None if self.pending is None else 1 - self.pending.doubler
+
+    # ------------------------------------------------------------- actions
+
+    def offer(
+        self,
+        side: int,
+        *,
+        rules: RuleSet | None = None,
+        length: int = 0,
+        scores: tuple[int, int] = (0, 0),
+        on_roll: bool = True,
+        rolled: bool = False,
+        crawford_game: bool = False,
+        post_crawford: bool = False,
+        rolls: tuple[int, int] = (0, 0),
+        game_over: bool = False,
+    ) -> CubeState:
+        """`side` doubles (or redoubles). `on_roll`: it is that side's turn; `rolled`: it has
+        already rolled this turn; `rolls`: turns rolled so far by each side (Holland rule).
+
+        A double by the side that must answer a pending double is a beaver, as SGF records
+        write it. When several rules are broken the first of this order is reported: game over,
+        double pending, cube disabled, Crawford game, not on roll, after the roll, not the
+        owner, Holland, cube limit, dead cube."""
+        _check_side(side)
+        rules = rules or RuleSet()
+        if game_over:
+            raise CubeError("game-over", "the game is over: there is nothing left to double")
+        if self.pending is not None:
+            if side != self.pending.doubler:
+                return self.beaver(side, rules=rules, length=length)
+            raise CubeError(
+                "double-pending",
+                f"side {side} doubles again while its double to {self.pending.value} "
+                "has not been answered",
+            )
+        recorded = replace(self, pending=PendingDouble(side, 2 * self.value), beavers=0)
+        if not (self.enabled and rules.cube_enabled):
+            raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
+        if crawford_game and length > 0:
+            raise CubeError("crawford-game", "no one may double in the Crawford game", recorded)
+        if not on_roll:
+            raise CubeError("not-on-roll", "only the player on roll may double", recorded)
+        if rolled:
+            raise CubeError("after-roll", "a double must be offered before rolling", recorded)
+        if self.owner not in (CENTRED, side):
+            raise CubeError(
+                "not-cube-owner",
+                f"side {side} doubles but the cube at {self.value} belongs to side {self.owner}",
+                recorded,
+            )
+        if (
+            rules.holland
+            and length > 0
+            and holland_restricts(
+                side, scores=scores, length=length, post_crawford=post_crawford, rolls=rolls
+            )
+        ):
+            raise CubeError(
+                "holland",
+                "Holland rule: after the Crawford game the trailer may not double "
+                "until both sides have rolled twice",
+                recorded,
+            )
+        new_value = 2 * self.value
+        if rules.cube_limit is not None and new_value > rules.cube_limit:
+            raise CubeError(
+                "beyond-cube-limit",
+                f"a double to {new_value} passes the cube limit of {rules.cube_limit}",
+                recorded,
+            )
+        if rules.dead_cube == "forbid" and is_dead_cube(new_value, scores, length):
+            raise CubeError(
+                "dead-cube",
+                f"a cube of {new_value} is dead at {scores[0]}-{scores[1]} "
+                f"in a {length}-point match",
+                recorded,
+            )
+        return recorded
+
+    def take(self, side: int) -> CubeState:
+        """`side` accepts the pending offer."""
+        _check_side(side)
+        pending = self._require_answer(side, "take")
+        owner = side if self.beavers == 0 else pending.doubler
+        return replace(self, value=pending.value, owner=owner, pending=None, beavers=0, used=True)
+
+    def drop(self, side: int) -> int:
+        """`side` refuses the pending offer and loses the game; returns the points the other
+        side wins: the value before the refused double (after beavers, before the last
+        redouble). Never a gammon."""
+        _check_side(side)
+        self._require_answer(side, "drop")
+        return self.value
+
+    def beaver(self, side: int, *, rules: RuleSet | None = None, length: int = 0) -> CubeState:
+        """`side`, doubled, takes and redoubles at once, keeping the cube. A redouble of a
+        beaver (a raccoon) is the same operation."""
+        _check_side(side)
+        rules = rules or RuleSet()
+        pending = self._require_answer(side, "beaver")
+        taken = pending.value
+        recorded = replace(
+            self,
+            value=taken,
+            owner=side,
+            pending=PendingDouble(side, 2 * taken),
+            beavers=self.beavers + 1,
+            used=True,
+        )
+        name = "raccoon" if self.beavers else "beaver"
+        if length > 0:
+            raise CubeError("beaver-in-match", f"a {name} is not allowed in a match", recorded)
+        if rules.beavers == 0:
+            raise CubeError(
+                "beaver-not-allowed", "the rules of this session allow no beavers", recorded
+            )
+        if self.beavers >= 1 and not rules.raccoons:
+            raise CubeError(
+                "beaver-not-allowed", "the rules of this session allow no raccoons", recorded
+            )
+        if self.beavers >= rules.beavers:
+            raise CubeError(
+                "beaver-not-allowed",
+                f"a {name} beyond the {rules.beavers} beaver(s) and raccoon(s) allowed per double",
+                recorded,
+            )
+        if rules.cube_limit is not None and 2 * taken > rules.cube_limit:
+            raise CubeError(
+                "beyond-cube-limit",
+                f"a {name} to {2 * taken} passes the cube limit of {rules.cube_limit}",
+                recorded,
+            )
+        return recorded
+
+    def raccoon(self, side: int, *, rules: RuleSet | None = None, length: int = 0) -> CubeState:
+        """The original doubler redoubles a beaver. The same operation as `beaver` (records
+        do not tell them apart); `RuleSet.raccoons` and the shared limit decide."""
+        return self.beaver(side, rules=rules, length=length)
+
+    def before_roll(self) -> CubeState:
+        """The state when the player on roll rolls. A pending beaver or raccoon counts as taken
+        (`.mat` records write no `Takes` after one); a plain double left unanswered raises
+        `double-pending`, continuing as if it had been taken."""
+        if self.pending is None:
+            return self
+        answerer = 1 - self.pending.doubler
+        if self.beavers:
+            return self.take(answerer)
+        raise CubeError(
+            "double-pending",
+            f"a roll while the double to {self.pending.value} has not been answered",
+            self.take(answerer),
+        )
+
+    def automatic_double(self, *, rules: RuleSet | None = None, length: int = 0) -> CubeState:
+        """A tied opening throw doubles the centred cube (money play only, within the rule
+        set's limit per game). The cube stays centred and counts as never turned (Jacoby)."""
+        rules = rules or RuleSet()
+        recorded = replace(self, value=2 * self.value, automatic=self.automatic + 1)
+        if not (self.enabled and rules.cube_enabled):
+            raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
+        if length > 0:
+            raise CubeError(
+                "auto-double-not-allowed", "automatic doubles are not used in a match", recorded
+            )
+        if self.automatic >= rules.automatic_doubles:
+            raise CubeError(
+                "auto-double-not-allowed",
+                f"more than the {rules.automatic_doubles} automatic double(s) allowed per game",
+                recorded,
+            )
+        if rules.cube_limit is not None and 2 * self.value > rules.cube_limit:
+            raise CubeError(
+                "beyond-cube-limit",
+                f"an automatic double to {2 * self.value} passes the cube limit "
+                f"of {rules.cube_limit}",
+                recorded,
+            )
+        return recorded
+
+    def scoring_value(self, *, crawford_game: bool, rules: RuleSet | None = None) -> int:
+        """The cube value a finished game is scored with: `value`, except that with
+        `crawford_double="void"` a Crawford game is scored as if no double had happened."""
+        rules = rules or RuleSet()
+        if crawford_game and rules.crawford_double == "void":
+            return 1
+        return self.value
+
+    def _require_answer(self, side: int, verb: str) -> PendingDouble:
+        if self.pending is None:
+            raise CubeError("no-pending-double", f"a {verb} with no double to answer")
+        if side == self.pending.doubler:
+            raise CubeError(
+                "wrong-side",
+                f"side {side} cannot {verb} its own double to {self.pending.value}",
+            )
+        return self.pending
+
+
+def is_dead_cube(value: int, scores: tuple[int, int], length: int) -> bool:
+    """Whether a cube of `value` is dead in a match: half of it already gives either side the
+    match with any win, so the double that made it changed nothing (legal; RULES.md §3 says to
+    note it). Never in a money session."""
+    if length <= 0 or value < 2:
+        return False
+    half = value // 2
+    return half >= length - scores[0] and half >= length - scores[1]
+
+
+def _check_side(side: int) -> None:
+    if side not in (0, 1):
+        raise ValueError(f"side must be 0 or 1, not {side!r}")
