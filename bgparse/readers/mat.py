@@ -452,7 +452,7 @@ class _GameReader:
             if cells is None:
                 self._comment(line, actions)
                 continue
-            _, number, text = line
+            _, line_no, text = line
             tabs = "\t" in text
             prev_side = -1
             for cell in cells:
@@ -473,7 +473,7 @@ class _GameReader:
                     elif side == prev_side == 0 and kind == "ROLL":
                         side = 1  # two rolls on one row: the second is the right player's
                 prev_side = side
-                span = Span(number, start + 1, end - start)
+                span = Span(line_no, start + 1, end - start)
                 if kind == "ROLL":
                     # The common case inline (a readable play); the rest in _roll.
                     play = read_play(text[start + 3 : end])
