@@ -94,6 +94,8 @@ class Roll:
     dice: tuple[int, int]
     moves: tuple[Move, ...]
     span: Span
+    #: The play exactly as the record wrote it (empty where a reader has no text form).
+    text: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +299,8 @@ class MatchRecord:
     span: Span = Span(1, 1)  # noqa: RUF009 - a named tuple, immutable
     #: Index of this match within its file (files may hold several), 0-based.
     index: int = 0
+    #: Whether the record marks hits with stars at all (a missing star is then a slip).
+    hit_marks: bool = True
 
     def iter_actions(self) -> Iterator[tuple[Game, Action]]:
         for game in self.games:

@@ -68,7 +68,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "R001": (Severity.ERROR, "'Wins' points differ from what the game's end and cube give"),
     "R002": (Severity.ERROR, "game score line differs from the running score"),
     "R003": (Severity.ERROR, "game recorded after the match was won"),
-    "R004": (Severity.WARNING, "match ends short of its length"),
+    "R004": (Severity.INFO, "match ends short of its length"),
     "R005": (Severity.ERROR, "winner differs from the game's end"),
     "R006": (Severity.WARNING, "game ends without a result"),
     "R007": (Severity.INFO, "first game starts from a non-zero score"),

@@ -8,6 +8,7 @@ checkers actually hit, positions as GNU Position ID + Match ID, results as compu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from bgparse.events import MatchInfo
 from bgparse.findings import Finding, Severity
@@ -15,32 +16,34 @@ from bgparse.findings import Finding, Severity
 __all__ = ["CubeAction", "ResolvedStep", "Turn", "VerifiedGame", "VerifiedMatch"]
 
 
-@dataclass(frozen=True, slots=True)
-class ResolvedStep:
-    """One die's step in the mover's numbering: 25 bar, 0 off; `hit` when it hit a blot."""
+class ResolvedStep(NamedTuple):
+    """One die's step in the mover's numbering: 25 bar, 0 off; `hit` when it hit a blot.
+    (The rules engine's `Step` has this same shape and is used as one.)"""
 
     src: int
     dst: int
     hit: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(NamedTuple):
     """One action of a game, with the state before it.
 
     kind: "play" (roll and checker play), "dance" (roll, no legal move), "hidden" (roll whose
-    play is not shown), "double", "take", "drop", "beaver", "raccoon", "resign", "setup"."""
+    play is not shown), "double", "take", "drop", "beaver", "raccoon".
+
+    A named tuple rather than a dataclass: the replay makes one per action of every match it
+    stores, and a tuple is built several times faster."""
 
     game: int  # game number as the record numbers it
-    index: int  # 0-based position of this action within the game
+    ply: int  # 0-based position of this action within the game
     side: int
     kind: str
     line: int
     column: int
-    position_id: str  # before the action, side on roll = `side` for plays and doubles
+    position_id: str  # before the action, from the view of the side on roll
     match_id: str
     dice: tuple[int, int] | None = None  # as written (order kept)
-    steps: tuple[ResolvedStep, ...] = ()
+    steps: tuple[tuple[int, int, bool], ...] = ()  # ResolvedStep-shaped (src, dst, hit)
     play: str = ""  # canonical notation of the resolved play (GNU style: 24/18 13/11*)
     written: str = ""  # the play as the record wrote it
     hits: int = 0

@@ -261,6 +261,9 @@ def _info_from_tags(
     )
 
 
+#: Dialects whose producers never mark hits with a star.
+_NO_HIT_MARKS = frozenset({"galaxy-a", "xg-mobile"})
+
 _SITE_DIALECTS = (
     ("xg mobile", "xg-mobile"),
     ("backgammongalaxy", "galaxy"),
@@ -483,7 +486,7 @@ class _GameReader:
                         d2 = ord(text[start + 1]) - 48
                         if d1 < d2:
                             features.low_high += 1
-                        append(Roll(side, (d1, d2), play.moves, span))
+                        append(Roll(side, (d1, d2), play.moves, span, play.text))
                     else:
                         append(roll(text[start:end], side, span))
                 else:
@@ -583,7 +586,7 @@ class _GameReader:
                     sp.column + 3 + at,
                     self.game_no,
                 )
-            return Roll(side, dice, play.moves, sp)
+            return Roll(side, dice, play.moves, sp, play.text)
         if kind == "cannot":
             return CannotMove(side, dice, sp)
         if kind == "hidden":
@@ -697,6 +700,7 @@ class _MatReader:
             n1, r1 = _strip_rating(games[0].names[1])
             players, ratings = (n0, n1), (r0, r1)
             features.ratings = r0 is not None or r1 is not None
+        dialect = _detect_dialect(tags, features)
         return MatchRecord(
             path=self.path,
             format="mat",
@@ -705,11 +709,12 @@ class _MatReader:
             games=tuple(games),
             tags=tuple(tags),
             info=_info_from_tags(tags, ratings),
-            dialect=_detect_dialect(tags, features),
+            dialect=dialect,
             comments=tuple(comments),
             errors=tuple(errors),
             span=Span(match_line, len(m.group(0)) - len(m.group(0).lstrip()) + 1),
             index=index,
+            hit_marks=dialect not in _NO_HIT_MARKS,
         )
 
     def _stray_text(self, ctx: _MatchContext, start: int, end: int) -> None:

@@ -1,0 +1,974 @@
+"""The SGF reader: GNU Backgammon SGF collections (`GM[6]`) into the format-neutral event record.
+
+Three layers, lowest first, as in sgfmill:
+
+* syntax (`grammars/sgf.lark`, `_parse_collection`): text to raw game trees, each property a
+  name token and one token holding all its raw values, with their positions. Nothing there
+  knows backgammon.
+* meaning (`_GameReader`): one game tree's main line to a `Game` of events. Nothing checks
+  legality: a play is kept as written and the replay judges it.
+* grouping (`iter_sgf_matches`): consecutive game trees to `MatchRecord`s.
+
+How the record is filled:
+
+* players = (PW, PB): side 0 is White, GNU's player 0, the left column of its `.mat` export.
+* length from `MI[length:N]` (0 = money); game number from `MI[game:N]`, which GNU writes
+  0-based although the SGF spec says 1-based: when a match's first tree says `game:0`, every
+  number of that match is shifted by one. Score = (`ws`, `bs`); where a tree has none, the
+  running score of the earlier results.
+* `W[...]`/`B[...]`: `double` (a double while one is pending is a beaver, as GNU exports it to
+  `.mat`: `Beavers => N`), `take`, `drop`, or dice then letter pairs: a `Roll` whose moves are
+  one (from, to) step each, in the mover's own numbering (`y` bar = 25, `z` off = 0). SGF
+  marks no hits; the replay finds them.
+* Setup nodes (AE/AB/AW, PL, DI, CV, CP or CO) become one `SetPosition` each. `C[...]` becomes a
+  `Comment` after the node's action. Analysis properties (A, DA, MR, LU, GB/GW, BM, DO, ...)
+  are not decoded, only counted: tag `analysis_props` lists the count per game, in game order.
+* GNU writes no node for a resignation, only `RE[W+4R]`. Like GNU's own reader, the reader then
+  adds `Resign(loser, points / cube clamped to 1..3)` after the game's last node. Every readable
+  `RE` also ends the game with `Win(winner, points, and_match=False)`, the result line a `.mat`
+  file has (the replay decides whether it won the match).
+* tags: every root property of the match's first tree except analysis and `GS`, in file
+  order, values unescaped and several joined with `][` (`MI` gives `length:7][game:0][ws:0]`).
+* A file holds one match normally. A new `MatchRecord` starts when the players or the match
+  length change, or when the game number does not increase (a second match in the same file).
+
+Leniencies (each has a test of the same name in `tests/test_sgf_reader.py`):
+
+* junk_between_trees: text before, between or after game trees is skipped (S013 warning).
+* lowercase_in_ident: lower-case letters in property names are dropped (`CoPyright` is `CP`);
+  a name without capitals is ignored.
+* game_zero_based: `MI[game:0]` as above; MI tags in any order and any case.
+* co_for_cp: the spec's `CO[b|w|c|n]` is read like GNU's `CP[b|w|c]`.
+* missing_close_paren: a file that ends with trees open is closed (S010), and a GNU root node
+  (`FF`/`GM`) found inside an unclosed tree starts the next game (S010), not a variation.
+* unterminated_value: a file cut off inside a value keeps every node before (S010).
+* property_without_value: skipped (S010); the following nodes are read normally.
+* full_clear_setup: GNU writes a board edit as `AE[a:y]` (every point and both bars, ranges
+  being inclusive), then one `AW`/`AB` value per checker. Gibbon writes `AE[a:x]`, which by
+  the letter leaves the bars alone: any `AE` that clears all 24 points is taken as a full
+  clear, bars included. An edit without such a clear depends on the position before it,
+  which the reader does not know: reported (S011) and ignored.
+* duplicate_move: a second move property in one node is ignored, as GNU does (S011 warning).
+* odd_dice: dice outside 1-6 are kept as written for the replay to report (GNU drops the move).
+* other_games: trees without `GM[6]` (Go, chess, ...) are skipped (S013 warning).
+* declared_charset: bytes that are not UTF-8 are decoded with the charset `CA[...]` declares
+  (else as Windows-1252, S009 warning); a file that is valid UTF-8 is read as UTF-8.
+
+Variations are ignored: only the main line (the first variation at each branch) is read.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import re
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_interactive_parser import InteractiveParser
+
+from bgparse.events import (
+    Action,
+    Beaver,
+    Comment,
+    Double,
+    Drop,
+    Game,
+    HiddenPlay,
+    MatchInfo,
+    MatchRecord,
+    Move,
+    Resign,
+    Roll,
+    SetPosition,
+    Span,
+    Take,
+    Win,
+)
+from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.readers.decode import decode_bytes, looks_binary
+from bgparse.resources import read_grammar
+
+__all__ = ["MAX_SGF_BYTES", "iter_sgf_matches", "looks_like_sgf"]
+
+#: Larger inputs are refused (S015). GNU's analysed files run to about 1.7 KB per move, so
+#: even a long money session stays far below this.
+MAX_SGF_BYTES = 64 * 1024 * 1024
+
+#: After this many syntax errors the file is given up as garbage (the recovery works token by
+#: token, so an adversarial file could otherwise keep it busy for minutes).
+_MAX_SYNTAX_ERRORS = 2000
+
+#: Properties GNU writes for its analysis and marks: skipped unread, only counted. GS (game
+#: statistics, root only) is skipped too but not counted: GNU writes it for every game.
+_ANALYSIS = frozenset(
+    {"A", "DA", "MR", "CR", "LU", "GB", "GW", "BM", "DO", "IT", "TE", "BC", "DC", "IC", "TC"}
+)
+_SETUP = frozenset({"AE", "AB", "AW", "PL", "DI", "CV", "CP", "CO"})
+_VARIANTS = ("Nackgammon", "Hypergammon1", "Hypergammon2", "Hypergammon3")
+_ROLL = re.compile(r"([0-9])([0-9])(.*)", re.S)
+_PAIRS = re.compile(r"(?:[a-z][a-z])*")
+_RESULT = re.compile(r"\s*([WBwb])\s*\+\s*([0-9]*)\s*(.*)", re.S)
+_DATE = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")
+_CHARSET = re.compile(rb"CA\s*\[([^\]\\]{1,40})\]")
+_SNIFF = re.compile(
+    r"\A\s*\(\s*;\s*(?:[A-Za-z]+\s*(?:\[[^\\\]]*(?:\\[\s\S][^\\\]]*)*\]\s*)+)*?(?:FF|GM)\s*\["
+)
+_NO_RESULT = frozenset({"", "?", "0", "draw", "void", "d", "jigo"})
+
+
+def looks_like_sgf(text: str) -> bool:
+    """True when `text` opens like an SGF collection: `(;` then, in the first node, an `FF` or
+    `GM` property (other properties may come first; whitespace anywhere between)."""
+    return _SNIFF.match(text.lstrip("\ufeff")[:65536]) is not None
+
+
+# --- syntax layer ------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Node:
+    semi: Token
+    props: list[list[Token]]  # each: [name token, values token]
+
+
+@dataclass(slots=True)
+class _Tree:
+    open: Token
+    nodes: list[_Node]
+    children: list[_Tree]
+
+
+@dataclass(slots=True)
+class _Junk:
+    token: Token
+
+
+class _Builder(Transformer[Token, object]):
+    """Runs inside the LALR parser (no parse tree is built): one line per rule."""
+
+    def prop(self, children: list[Token]) -> list[Token]:
+        return children
+
+    def node(self, children: list[object]) -> _Node:
+        return _Node(children[0], children[1:])  # type: ignore[arg-type]
+
+    def tree(self, children: list[object]) -> _Tree:
+        nodes = [c for c in children if isinstance(c, _Node)]
+        kids = [c for c in children if isinstance(c, _Tree)]
+        return _Tree(children[0], nodes, kids)  # type: ignore[arg-type]
+
+    def junk(self, children: list[Token]) -> _Junk:
+        return _Junk(children[0])
+
+    def start(self, children: list[object]) -> list[object]:
+        return children
+
+
+@cache
+def _parser() -> Lark:
+    return Lark(
+        read_grammar("sgf.lark"),
+        parser="lalr",
+        lexer="contextual",
+        transformer=_Builder(),
+    )
+
+
+class _Source:
+    """The decoded text, with the lines cut only when a finding needs to quote one."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: list[str] | None = None
+
+    def line(self, n: int) -> str | None:
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines[n - 1] if 0 < n <= len(self._lines) else None
+
+    def end(self) -> tuple[int, int]:
+        """Line and column just past the last character."""
+        last_nl = self.text.rfind("\n")
+        return self.text.count("\n") + 1, len(self.text) - last_nl
+
+    def finding(
+        self,
+        code: str,
+        message: str,
+        line: int,
+        column: int,
+        *,
+        severity: Severity | None = None,
+        game: int | None = None,
+    ) -> Finding:
+        return Finding.make(
+            code,
+            message,
+            line,
+            column,
+            severity=severity,
+            game=game,
+            source_line=self.line(line),
+        )
+
+
+def _describe(tok: Token) -> str:
+    text = str(tok)
+    return repr(text if len(text) <= 20 else text[:17] + "...")
+
+
+def _parse_collection(src: _Source) -> tuple[list[object], list[Finding]]:
+    """Parse the whole collection, recovering from syntax errors token by token. Returns the
+    top-level items (trees and junk) and the syntax findings (S010)."""
+    findings: list[Finding] = []
+    text = src.text
+
+    def report(message: str, line: int, column: int) -> None:
+        findings.append(src.finding("S010", message, line, column))
+
+    def on_error(e: UnexpectedInput) -> bool:
+        if len(findings) >= _MAX_SYNTAX_ERRORS:
+            return False
+        if not isinstance(e, UnexpectedToken):
+            # Every character starts some token (the grammar's BAD), so lark raises only
+            # UnexpectedToken; anything else: report it and let lark skip one character.
+            report("unexpected character", e.line, e.column)
+            return True
+        ip = e.interactive_parser
+        tok = e.token
+        if tok.type == "$END":
+            line, column = src.end()
+            # `$END` borrows the last token's place: a value running to the end of the file
+            # was never closed.
+            start = tok.start_pos
+            if start is not None and tok.end_pos == len(text) and text[start : start + 1] == "[":
+                last = _split_values(text[start:])[-1]
+                if not _closed(last):
+                    report(
+                        "value not closed: '[' without ']' before the end of the file",
+                        tok.line or line,
+                        tok.column or column,
+                    )
+            report("missing ')' at the end of the file", line, column)
+            # Mend the node in hand, then close every tree still open: the OPEN tokens on the
+            # parser's value stack (a finished tree is reduced to a _Tree). Counted rather than
+            # tried with `accepts`, which copies the parser once per tree: quadratic on a
+            # hostile nesting depth.
+            expected = _choices(ip)
+            mends = [("VALUES", "")] if expected == {"VALUES"} else []
+            if expected == {"SEMI"}:
+                mends = [("SEMI", ";")]
+            stack = ip.parser_state.value_stack
+            depth = sum(1 for v in stack if isinstance(v, Token) and v.type == "OPEN")
+            try:
+                for kind, value in mends + [("CLOSE", ")")] * depth:
+                    ip.feed_token(Token.new_borrow_pos(kind, value, tok))
+            except UnexpectedInput:
+                return False
+            return True
+
+        expected = _choices(ip)
+        line, column = tok.line or 0, tok.column or 0
+        if expected == {"VALUES"}:
+            # The property's name is the last token the parser took.
+            name = ip.parser_state.value_stack[-1]
+            if isinstance(name, Token):
+                line, column = name.line or line, name.column or column
+            report(f"property {_describe(name)} has no value", line, column)
+            # An empty token marks the value as missing; the reader drops the property.
+            return _refeed(ip, Token.new_borrow_pos("VALUES", "", tok), tok)
+        if expected == {"SEMI"}:
+            report(f"'(' must be followed by ';' (found {_describe(tok)})", line, column)
+            return _refeed(ip, Token.new_borrow_pos("SEMI", ";", tok), tok)
+        if tok.type == "VALUES":
+            report("value without a property name", line, column)
+        elif tok.type == "BAD":
+            report(f"unexpected text {_describe(tok)}", line, column)
+        else:
+            report(f"unexpected {_describe(tok)}", line, column)
+        return True  # lark drops the token and carries on
+
+    try:
+        result = _parser().parse(text, on_error=on_error)
+    except LarkError as e:  # recovery gave up: too many errors, or a state it cannot mend
+        line, column = getattr(e, "line", 0), getattr(e, "column", 0)
+        if not isinstance(line, int) or line < 1:
+            line, column = src.end()
+        message = (
+            "too many syntax errors; the rest of the file is not read"
+            if len(findings) >= _MAX_SYNTAX_ERRORS
+            else "SGF syntax error the reader cannot recover from"
+        )
+        findings.append(src.finding("S010", message, line, column))
+        return [], findings
+    assert isinstance(result, list)
+    return result, findings
+
+
+def _refeed(ip: InteractiveParser, synthetic: Token, tok: Token) -> bool:
+    """Feed a synthetic token that mends the parse, then the token that failed, if it fits
+    (if it still does not, it is dropped, as lark does by default)."""
+    ip.feed_token(synthetic)
+    with contextlib.suppress(UnexpectedInput):
+        ip.feed_token(tok)
+    return True
+
+
+def _choices(ip: InteractiveParser) -> set[str]:
+    """The terminals the parser can take next (lark leaves `choices` untyped)."""
+    return {t for t in ip.choices() if t.isupper()}  # type: ignore[no-untyped-call]
+
+
+def _closed(raw: str) -> bool:
+    """Whether a raw value token ends with its own `]` (not an escaped one, not end of file)."""
+    if len(raw) < 2 or raw[-1] != "]":
+        return False
+    i = len(raw) - 2
+    while i > 0 and raw[i] == "\\":
+        i -= 1
+    return (len(raw) - 2 - i) % 2 == 0
+
+
+_ESCAPE = re.compile(r"\\([\s\S])")
+_ONE_VALUE = re.compile(r"\[[^\\\]]*(?:\\[\s\S][^\\\]]*)*(?:\]|\\?\Z)")
+
+
+def _split_values(raw: str) -> list[str]:
+    """The raw values `[...]` of one property's values token (white space between dropped)."""
+    end = raw.find("]")
+    if end == len(raw) - 1 or end < 0:
+        return [raw] if raw else []  # one value (the common case) or one cut off by the EOF
+    return _ONE_VALUE.findall(raw)
+
+
+def _values(prop: list[Token]) -> list[str]:
+    """A property's raw values, without one cut off by the end of the file (already reported:
+    half a move must not pass for a whole one)."""
+    values = _split_values(str(prop[1]))
+    if values and not _closed(values[-1]):
+        values.pop()
+    return values
+
+
+def _unescape(m: re.Match[str]) -> str:
+    c = m.group(1)
+    return "" if c == "\n" else c  # backslash-newline is a soft line break
+
+
+def _value(raw: str, *, text: bool = False) -> str:
+    """A property value as the spec reads it: escapes resolved, soft breaks removed, other white
+    space a space (newlines kept for `text`, i.e. comments)."""
+    body = raw[1:-1] if _closed(raw) else raw[1:]
+    if "\\" in body:
+        body = _ESCAPE.sub(_unescape, body)
+    if text:
+        return body.replace("\t", " ").replace("\v", " ").replace("\f", " ")
+    if body.isprintable():
+        return body
+    return " ".join(body.split("\n")).replace("\t", " ").replace("\v", " ").replace("\f", " ")
+
+
+def _name(tok: Token) -> str:
+    name = str(tok)
+    return name if name.isupper() and name.isalpha() else "".join(c for c in name if c.isupper())
+
+
+def _span(prop: list[Token]) -> Span:
+    first, last = prop[0], prop[1]
+    length = (last.end_pos or 0) - (first.start_pos or 0)
+    return Span(first.line or 0, first.column or 0, length)
+
+
+def _raw_text(prop: list[Token]) -> str:
+    return str(prop[0]) + str(prop[1])
+
+
+# --- meaning layer -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Header:
+    """What the root node of one game tree says."""
+
+    tree: _Tree
+    nodes: list[_Node]
+    root: dict[str, list[str]]  # raw values of the first property of each name
+    root_spans: dict[str, list[Token]]  # that property's tokens
+    root_order: list[tuple[str, list[str]]]
+    players: tuple[str, str]
+    length: int
+    game: int | None
+    score: tuple[int | None, int | None]
+    rules: tuple[str, ...]
+
+
+def _first(root: dict[str, list[str]], name: str) -> str | None:
+    values = root.get(name)
+    return _value(values[0]) if values else None
+
+
+def _int(text: str) -> int | None:
+    text = text.strip()
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return int(text) if digits.isdigit() and digits.isascii() else None
+
+
+def _header(tree: _Tree, nodes: list[_Node]) -> _Header:
+    root: dict[str, list[str]] = {}
+    spans: dict[str, list[Token]] = {}
+    order: list[tuple[str, list[str]]] = []
+    for prop in nodes[0].props:
+        name = _name(prop[0])
+        if not name or name in _ANALYSIS or name == "GS":
+            continue
+        values = _values(prop)
+        if values:
+            order.append((name, values))
+            root.setdefault(name, values)
+            spans.setdefault(name, prop)
+    length = 0
+    game: int | None = None
+    ws: int | None = None
+    bs: int | None = None
+    for v in root.get("MI", []):
+        key, _, val = _value(v).partition(":")
+        n = _int(val)
+        if n is None:
+            continue
+        key = key.strip().lower()
+        if key == "length":
+            length = max(n, 0)
+        elif key == "game":
+            game = max(n, 0)
+        elif key == "ws":
+            ws = max(n, 0)
+        elif key == "bs":
+            bs = max(n, 0)
+    rules: list[str] = []
+    for v in root.get("RU", []):
+        rules.extend(w.strip() for w in _value(v).split(":") if w.strip())
+    players = (_first(root, "PW") or "", _first(root, "PB") or "")
+    return _Header(tree, nodes, root, spans, order, players, length, game, (ws, bs), tuple(rules))
+
+
+class _GameReader:
+    """Builds one game's events from its main line; keeps the cube to value doubles."""
+
+    def __init__(self, src: _Source, number: int) -> None:
+        self.src = src
+        self.number = number
+        self.actions: list[Action] = []
+        self.findings: list[Finding] = []
+        self.analysis = 0
+        self.cube = 1
+        self.offered = 0  # value of the pending double or beaver, 0 when none is pending
+
+    def problem(self, message: str, span: Span, severity: Severity | None = None) -> None:
+        self.findings.append(
+            self.src.finding(
+                "S011", message, span.line, span.column, severity=severity, game=self.number
+            )
+        )
+
+    def read(self, header: _Header) -> Game:
+        for node in header.nodes:
+            self.node(node)
+        self.result(header.root_spans.get("RE"))
+        rules = header.rules
+        if not self.actions:
+            tok = header.tree.open
+            self.findings.append(
+                self.src.finding(
+                    "S012", "game has no actions", tok.line or 0, tok.column or 0, game=self.number
+                )
+            )
+        tok = header.tree.open
+        return Game(
+            number=self.number,
+            score=(0, 0),  # filled in by the caller, which knows the running score
+            actions=tuple(self.actions),
+            span=Span(tok.line or 0, tok.column or 0),
+            names=header.players,
+            rules=rules,
+        )
+
+    def node(self, node: _Node) -> None:
+        move: tuple[str, list[Token], list[str]] | None = None
+        setup: list[tuple[str, list[Token], list[str]]] = []
+        comments: list[tuple[list[Token], list[str]]] = []
+        for prop in node.props:
+            name = str(prop[0])
+            if name in _ANALYSIS:
+                self.analysis += 1
+                continue
+            if not (name.isupper() and name.isalpha()):
+                name = _name(prop[0])
+                if name in _ANALYSIS:
+                    self.analysis += 1
+                    continue
+            values = _values(prop)
+            if not values:
+                continue  # its value is missing or cut off (already reported)
+            if name == "W" or name == "B":
+                if move is None:
+                    move = (name, prop, values)
+                else:
+                    self.problem(
+                        f"second move {_raw_text(prop)!r} in one node ignored",
+                        _span(prop),
+                        Severity.WARNING,
+                    )
+            elif name in _SETUP:
+                setup.append((name, prop, values))
+            elif name == "C":
+                comments.append((prop, values))
+        if setup:
+            self.setup(setup)
+        side = self.move(*move) if move is not None else None
+        for prop, values in comments:
+            text = "\n\n".join(_value(v, text=True) for v in values)
+            self.actions.append(Comment(side, text, _span(prop)))
+
+    def move(self, name: str, prop: list[Token], values: list[str]) -> int:
+        side = 0 if name == "W" else 1
+        span = _span(prop)
+        raw = _value(values[0]).strip()
+        word = raw.lower()
+        if word == "double":
+            if self.offered:
+                # A double while one is pending: the doubled side beavers (GNU allows several
+                # in a row and exports each as `Beavers => N`).
+                self.offered *= 2
+                self.actions.append(Beaver(side, self.offered, span))
+            else:
+                self.offered = self.cube * 2
+                self.actions.append(Double(side, self.offered, span))
+        elif word == "take":
+            if self.offered:
+                self.cube, self.offered = self.offered, 0
+            self.actions.append(Take(side, span))
+        elif word == "drop":
+            self.offered = 0
+            self.actions.append(Drop(side, span))
+        else:
+            m = _ROLL.fullmatch(raw)
+            if m is None:
+                self.problem(f"move {_raw_text(prop)!r} is neither dice nor a cube action", span)
+                return side
+            dice = (int(m.group(1)), int(m.group(2)))
+            letters = m.group(3)
+            if not _PAIRS.fullmatch(letters):
+                self.problem(
+                    f"move {_raw_text(prop)!r}: the points must be pairs of letters a-z", span
+                )
+                self.actions.append(HiddenPlay(side, dice, raw, span))
+                return side
+            moves = tuple(
+                Move(
+                    (_point(letters[i], side), _point(letters[i + 1], side)),
+                    (False, False),
+                )
+                for i in range(0, len(letters), 2)
+            )
+            self.actions.append(Roll(side, dice, moves, span))
+        return side
+
+    def setup(self, items: list[tuple[str, list[Token], list[str]]]) -> None:
+        span = _span(items[0][1])
+        cleared: set[int] | None = None
+        added: tuple[list[int], list[int]] = ([], [])
+        edits = False
+        side_on_roll: int | None = None
+        cube_value: int | None = None
+        cube_owner: int | None = None
+        dice: tuple[int, int] | None = None
+        for name, prop, raw_values in items:
+            values = [_value(v).strip() for v in raw_values]
+            first = values[0]
+            pspan = _span(prop)
+            if name in ("AE", "AB", "AW"):
+                edits = True
+                points = self.point_list(values, prop)
+                if name == "AE":
+                    cleared = (cleared or set()) | set(points)
+                else:
+                    added[0 if name == "AW" else 1].extend(points)
+            elif name == "PL":
+                colour = first[:1].upper()
+                if colour in ("W", "B"):
+                    side_on_roll = 0 if colour == "W" else 1
+                else:
+                    self.problem(f"{_raw_text(prop)!r}: the player must be W or B", pspan)
+            elif name == "DI":
+                if len(first) == 2 and first.isdigit() and first.isascii():
+                    dice = (int(first[0]), int(first[1]))
+                else:
+                    self.problem(f"{_raw_text(prop)!r}: dice must be two digits", pspan)
+            elif name == "CV":
+                n = _int(first)
+                if n is not None and n > 0:
+                    cube_value = n
+                    self.cube, self.offered = n, 0
+                else:
+                    self.problem(f"{_raw_text(prop)!r}: the cube value must be a number", pspan)
+            else:  # CP (GNU) or CO (the spec): the cube's owner
+                owner = {"c": -1, "w": 0, "b": 1}.get(first[:1].lower())
+                if owner is not None:
+                    cube_owner = owner
+                elif first[:1].lower() != "n":  # `n`: no cube; nothing to place
+                    self.problem(f"{_raw_text(prop)!r}: the cube owner must be c, w or b", pspan)
+        boards: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+        if edits:
+            if cleared is not None and cleared.issuperset(range(24)):
+                boards = _boards(added)
+            else:
+                self.problem(
+                    "board edit without AE clearing every point depends on the position "
+                    "before it; ignored",
+                    span,
+                )
+        text = "".join(_raw_text(prop) for _, prop, _ in items)
+        self.actions.append(
+            SetPosition(boards, side_on_roll, cube_value, cube_owner, dice, text, span)
+        )
+
+    def point_list(self, values: list[str], prop: list[Token]) -> list[int]:
+        """Letter indexes (a = 0 ... y = 24) of a point list; `a:y` ranges are inclusive, `z`
+        (borne off) places nothing."""
+        out: list[int] = []
+        for v in values:
+            lo, sep, hi = v.partition(":")
+            if not sep:
+                hi = lo
+            if (
+                len(lo) != 1
+                or len(hi) != 1
+                or not ("a" <= lo <= "z")
+                or not ("a" <= hi <= "z")
+                or lo > hi
+            ):
+                self.problem(f"{_raw_text(prop)!r}: bad point {v!r}", _span(prop))
+                continue
+            out.extend(i for i in range(ord(lo) - 97, ord(hi) - 96) if i < 25)
+        return out
+
+    def result(self, prop: list[Token] | None) -> None:
+        values = _values(prop) if prop is not None else []
+        if prop is None or not values:
+            return
+        raw = _value(values[0]).strip()
+        span = _span(prop)
+        m = _RESULT.fullmatch(raw)
+        if m is None:
+            if raw.lower() not in _NO_RESULT:
+                self.problem(f"{_raw_text(prop)!r}: result must read W+N or B+N", span)
+            return
+        winner = 0 if m.group(1).upper() == "W" else 1
+        points = int(m.group(2)) if m.group(2) else None
+        resigned = m.group(3).strip()[:1].upper() == "R"
+        if resigned:
+            level = None
+            if points is not None:
+                # As GNU reads it: the resigned level is points over the cube, clamped to 1..3.
+                level = min(max(points // self.cube, 1), 3)
+            self.actions.append(Resign(1 - winner, level, raw, span))
+        if points is not None:
+            self.actions.append(Win(winner, points, False, span))
+
+
+def _point(letter: str, side: int) -> int:
+    """A letter of White's absolute frame to the mover's own point number."""
+    i = ord(letter) - 97
+    if i == 24:
+        return 25  # y: the bar
+    if i >= 25:
+        return 0  # z: off
+    return i + 1 if side == 0 else 24 - i
+
+
+def _boards(added: tuple[list[int], list[int]]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    white = [0] * 26
+    black = [0] * 26
+    for i in added[0]:
+        white[25 if i == 24 else i + 1] += 1
+    for i in added[1]:
+        black[25 if i == 24 else 24 - i] += 1
+    return tuple(white), tuple(black)
+
+
+# --- grouping and the public entry point -------------------------------------------------------
+
+
+def _decode(data: bytes, path: str) -> tuple[str, list[Finding]]:
+    if not data.strip():
+        raise SyntaxRecordError(Finding.make("S001", "file is empty"), path)
+    if len(data) > MAX_SGF_BYTES:
+        raise SyntaxRecordError(
+            Finding.make("S015", f"file is larger than {MAX_SGF_BYTES} bytes"), path
+        )
+    if looks_binary(data):
+        raise SyntaxRecordError(
+            Finding.make("S002", "file is binary, not a text match record"), path
+        )
+    decoded = decode_bytes(data)
+    if not decoded.fallback:
+        return decoded.text, []
+    # Not UTF-8 (a mislabelled UTF-8 file is read as UTF-8 whatever CA says): the charset the
+    # file declares, if Python knows it as a text encoding, else decode's Windows-1252.
+    m = _CHARSET.search(data[:8192])
+    if m is not None:
+        charset = m.group(1).decode("ascii", "replace").strip()
+        try:
+            # Only a charset that reads the SGF syntax itself as ASCII can be the right one.
+            usable = (
+                codecs.lookup(charset).name != "utf-8"  # it is not: decode's cp1252 fallback
+                and b"(;FF[4])".decode(charset) == "(;FF[4])"
+            )
+        except (LookupError, UnicodeError):  # unknown, or not a text encoding (`hex`)
+            usable = False
+        if usable:
+            text = data.decode(charset, errors="replace")
+            return text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff"), []
+    return decoded.text, [
+        Finding.make("S009", "text could not be decoded as UTF-8; read as Windows-1252")
+    ]
+
+
+def _main_lines(items: Sequence[object], src: _Source) -> tuple[list[_Header], list[Finding]]:
+    """Every game tree of the collection with its main line, in file order."""
+    findings: list[Finding] = []
+    headers: list[_Header] = []
+    junk_open = False
+    pending: deque[_Tree] = deque()
+    for item in items:
+        if isinstance(item, _Junk):
+            if not junk_open:
+                tok = item.token
+                findings.append(
+                    src.finding(
+                        "S013",
+                        f"text outside any game tree ignored ({_describe(tok)})",
+                        tok.line or 0,
+                        tok.column or 0,
+                    )
+                )
+            junk_open = True
+            continue
+        junk_open = False
+        if isinstance(item, _Tree):
+            pending.append(item)
+    # Worklist instead of recursion: a hostile file can nest variations thousands deep.
+    while pending:
+        tree = pending.popleft()
+        nodes = list(tree.nodes)
+        cur = tree
+        while True:
+            main: _Tree | None = None
+            for kid in cur.children:
+                if _is_root(kid):
+                    tok = kid.open
+                    findings.append(
+                        src.finding(
+                            "S010",
+                            "a game tree starts inside another: ')' missing before it",
+                            tok.line or 0,
+                            tok.column or 0,
+                        )
+                    )
+                    pending.append(kid)
+                elif main is None:
+                    main = kid
+            if main is None:
+                break
+            nodes.extend(main.nodes)
+            cur = main
+        headers.append(_header(tree, nodes))
+    headers.sort(key=lambda h: h.tree.open.start_pos or 0)
+    return headers, findings
+
+
+def _is_root(tree: _Tree) -> bool:
+    return any(_name(p[0]) in ("FF", "GM") for p in tree.nodes[0].props)
+
+
+def _dialect(app: str | None) -> str:
+    if app is None:
+        return "sgf"
+    low = app.lower()
+    if low.startswith("gnu backgammon"):
+        return "gnubg-sgf"
+    if "backgammonhub" in low:
+        return "backgammonhub-sgf"
+    if "gibbon" in low:
+        return "gibbon-sgf"
+    return "sgf"
+
+
+def _iso_date(text: str | None) -> str | None:
+    if text is None:
+        return None
+    m = _DATE.match(text.strip())
+    if m is None:
+        return text
+    y, mo, d = (int(g) for g in m.groups())
+    return f"{y:04d}-{mo:02d}-{d:02d}" if 1 <= mo <= 12 and 1 <= d <= 31 else text
+
+
+def _rating(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return float(text.strip())
+    except ValueError:
+        return None
+
+
+def _group(headers: list[_Header]) -> list[list[_Header]]:
+    groups: list[list[_Header]] = []
+    for h in headers:
+        if groups:
+            prev = groups[-1][-1]
+            first = groups[-1][0]
+            same = (
+                h.players == first.players
+                and h.length == first.length
+                and not (h.game is not None and prev.game is not None and h.game <= prev.game)
+            )
+            if same:
+                groups[-1].append(h)
+                continue
+        groups.append([h])
+    return groups
+
+
+def _match(
+    group: list[_Header], src: _Source, path: str, index: int
+) -> tuple[MatchRecord, list[Finding]]:
+    first = group[0]
+    offset = 1 if first.game == 0 else 0
+    games: list[Game] = []
+    findings: list[Finding] = []
+    analysis: list[str] = []
+    running = [first.score[0] or 0, first.score[1] or 0]
+    number = 0
+    for h in group:
+        number = h.game + offset if h.game is not None else number + 1
+        reader = _GameReader(src, number)
+        game = reader.read(h)
+        ws, bs = h.score
+        score = (ws if ws is not None else running[0], bs if bs is not None else running[1])
+        games.append(replace(game, score=score))
+        findings.extend(reader.findings)
+        analysis.append(str(reader.analysis))
+        running = list(score)
+        for a in game.actions:
+            if isinstance(a, Win):
+                running[a.side] += a.points
+    root = first.root
+    tags = [(name, "][".join(_value(v) for v in values)) for name, values in first.root_order]
+    tags.append(("analysis_props", " ".join(analysis)))
+    words = {w for h in group for w in h.rules}
+    dialect = _dialect(_first(root, "AP"))
+    gnu = dialect == "gnubg-sgf"
+    variation = next((w for w in _VARIANTS if w in words), "Standard" if gnu else None)
+    info = MatchInfo(
+        site=_first(root, "PC"),
+        event=_first(root, "EV"),
+        round=_first(root, "RO"),
+        event_date=_iso_date(_first(root, "DT")),
+        player1=first.players[0],
+        player2=first.players[1],
+        variation=variation,
+        crawford=True if "Crawford" in words else (False if gnu else None),
+        jacoby=True if "Jacoby" in words else (False if gnu else None),
+        cube_limit=1 if "NoCube" in words else None,
+        ratings=(_rating(_first(root, "WR")), _rating(_first(root, "BR"))),
+    )
+    comment = _first(root, "GC")
+    tok = first.tree.open
+    record = MatchRecord(
+        path=path,
+        format="sgf",
+        players=first.players,
+        length=first.length,
+        games=tuple(games),
+        tags=tuple(tags),
+        info=info,
+        dialect=dialect,
+        comments=(comment,) if comment else (),
+        span=Span(tok.line or 0, tok.column or 0),
+        index=index,
+        hit_marks=False,  # SGF moves never mark hits
+    )
+    return record, findings
+
+
+def iter_sgf_matches(text_or_bytes: str | bytes, path: str = "<input>") -> Iterator[MatchRecord]:
+    """Read an SGF collection: one `MatchRecord` per match it holds (normally one per file).
+
+    Syntax errors and unreadable values become findings in the record's `errors` and reading
+    goes on. Raises `SyntaxRecordError` (a `RecordError`) when nothing can be read: an empty,
+    binary or oversized input, no game tree at all, or no backgammon (`GM[6]`) game tree.
+    """
+    file_findings: list[Finding] = []
+    if isinstance(text_or_bytes, bytes):
+        text, file_findings = _decode(text_or_bytes, path)
+    else:
+        text = text_or_bytes.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+        if not text.strip():
+            raise SyntaxRecordError(Finding.make("S001", "file is empty"), path)
+        if len(text) > MAX_SGF_BYTES:
+            raise SyntaxRecordError(
+                Finding.make("S015", f"file is larger than {MAX_SGF_BYTES} characters"), path
+            )
+    src = _Source(text)
+    items, syntax = _parse_collection(src)
+    headers, structure = _main_lines(items, src)
+    findings = file_findings + syntax + structure
+    games: list[_Header] = []
+    for h in headers:
+        gm = _first(h.root, "GM")
+        if gm is not None and gm.strip() == "6":
+            games.append(h)
+            continue
+        tok = h.tree.open
+        what = f"GM[{gm}]" if gm is not None else "no GM property"
+        findings.append(
+            src.finding(
+                "S013",
+                f"game tree that is not backgammon ({what}) ignored",
+                tok.line or 0,
+                tok.column or 0,
+            )
+        )
+    if not games:
+        errors = [f for f in findings if f.severity is Severity.ERROR]
+        if errors:
+            raise SyntaxRecordError(errors[0], path)
+        message = (
+            "no backgammon game tree (GM[6]) in the SGF file"
+            if headers
+            else "no SGF game tree in the file"
+        )
+        raise SyntaxRecordError(Finding.make("S003", message, 1, 1), path)
+    groups = _group(games)
+    records: list[tuple[MatchRecord, list[Finding]]] = [
+        _match(g, src, path, i) for i, g in enumerate(groups)
+    ]
+    # Syntax findings go to the match whose trees they fall in (those before any tree go to the
+    # first match).
+    starts = [(g[0].tree.open.line or 0, g[0].tree.open.column or 0) for g in groups]
+    for f in findings:
+        k = 0
+        for i, start in enumerate(starts):
+            if (f.line, f.column) >= start:
+                k = i
+        records[k][1].append(f)
+    for record, errs in records:
+        errs.sort(key=lambda f: (f.line, f.column))
+        yield replace(record, errors=tuple(errs))
