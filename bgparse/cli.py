@@ -236,6 +236,263 @@ def _print_record(rec: MatchRecord) -> None:
         typer.echo(format_finding(rec.path, e), err=True)
 
 
+# --- validate -------------------------------------------------------------------------------
+
+
+def _rule_overrides(
+    jacoby: bool | None,
+    crawford: bool | None,
+    beavers: int | None,
+    cube_limit: int | None,
+    backgammon_value: int | None,
+    holland: bool | None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if jacoby is not None:
+        out["jacoby"] = jacoby
+    if crawford is not None:
+        out["crawford"] = crawford
+    if beavers is not None:
+        out["beavers"] = beavers
+    if cube_limit is not None:
+        out["cube_limit"] = cube_limit
+    if backgammon_value is not None:
+        if backgammon_value not in (2, 3):
+            raise UsageError("--backgammon-value must be 2 or 3")
+        out["backgammon_value"] = backgammon_value
+    if holland is not None:
+        out["holland"] = holland
+    return out
+
+
+def verified_to_dict(m: Any, *, strict: bool = False) -> dict[str, Any]:
+    """The JSON object `bgparse validate --format json` prints for one match."""
+    findings = [_finding_dict(f, strict) for f in m.findings]
+    return {
+        "path": m.path,
+        "index": m.index,
+        "ok": not any(f["severity"] == "error" for f in findings),
+        "format": m.format,
+        "dialect": m.dialect,
+        "length": m.length,
+        "players": list(m.players),
+        "final_score": list(m.final_score),
+        "winner": m.winner,
+        "rules": m.rules,
+        "games": [
+            {
+                "number": g.number,
+                "line": g.line,
+                "score_before": list(g.score_before),
+                "winner": g.winner,
+                "points": g.points,
+                "end": g.end,
+                "result_type": g.result_type,
+                "resign_level": g.resign_level,
+                "cube": g.cube,
+                "cube_owner": g.cube_owner,
+                "crawford": g.crawford,
+                "plays": g.plays,
+                "doubles": g.doubles,
+                "takes": g.takes,
+                "drops": g.drops,
+                "beavers": g.beavers,
+                "dances": g.dances,
+                "final_position_id": g.final_position_id,
+                "final_match_id": g.final_match_id,
+            }
+            for g in m.games
+        ],
+        "findings": findings,
+    }
+
+
+def _finding_dict(f: Any, strict: bool) -> dict[str, Any]:
+    d: dict[str, Any] = f.as_dict()
+    if strict and f.severity is Severity.WARNING:
+        d["severity"] = "error"
+    return d
+
+
+def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
+    f = exc.finding
+    return {
+        "path": exc.path,
+        "index": 0,
+        "ok": False,
+        "format": None,
+        "dialect": None,
+        "length": None,
+        "players": None,
+        "final_score": None,
+        "winner": None,
+        "games": [],
+        "findings": [f.as_dict()],
+    }
+
+
+class _Progress:
+    """A rich progress bar on a terminal for long runs; nothing otherwise."""
+
+    def __init__(self, total: int, what: str) -> None:
+        self.bar: Any = None
+        if total >= 20 and sys.stderr.isatty():
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn(what),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task(what, total=total)
+
+    def advance(self) -> None:
+        if self.bar is not None:
+            self.bar.advance(self.task)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@app.command()
+def validate(
+    paths: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="text (compiler style) or json (JSON Lines).")
+    ] = "text",
+    strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print errors and warnings only, no notes.")
+    ] = False,
+    jacoby: Annotated[
+        bool | None, typer.Option("--jacoby/--no-jacoby", help="Jacoby rule (money play).")
+    ] = None,
+    crawford: Annotated[
+        bool | None, typer.Option("--crawford/--no-crawford", help="Crawford rule (matches).")
+    ] = None,
+    beavers: Annotated[
+        int | None, typer.Option("--beavers", help="Beavers and raccoons allowed per double.")
+    ] = None,
+    cube_limit: Annotated[
+        int | None, typer.Option("--cube-limit", help="Highest cube value (1 = cubeless).")
+    ] = None,
+    backgammon_value: Annotated[
+        int | None,
+        typer.Option("--backgammon-value", help="3, or 2 where backgammons count as gammons."),
+    ] = None,
+    holland: Annotated[
+        bool | None, typer.Option("--holland/--no-holland", help="Holland rule.")
+    ] = None,
+) -> None:
+    """Replay match records through the rules and report every illegal play, cube action and
+    score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
+    unreadable input."""
+    if format not in ("text", "json"):
+        typer.echo(f"bgparse: --format must be text or json, not {format!r}", err=True)
+        raise typer.Exit(2)
+    try:
+        overrides = _rule_overrides(
+            jacoby, crawford, beavers, cube_limit, backgammon_value, holland
+        )
+    except UsageError as exc:
+        typer.echo(f"bgparse: {exc}", err=True)
+        raise typer.Exit(2) from None
+    files = check_paths(paths)
+    import gc
+
+    from bgparse.readers import iter_records
+    from bgparse.replay import replay
+
+    # Batch work makes many small objects and keeps few: collect garbage less often.
+    gc.set_threshold(50_000, 20, 20)
+    counts = {"files": 0, "matches": 0, "errors": 0, "warnings": 0, "unreadable": 0}
+    bad_records = False
+    progress = _Progress(len(files), "validating")
+    out = sys.stdout
+    try:
+        for path in files:
+            counts["files"] += 1
+            progress.advance()
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                counts["unreadable"] += 1
+                typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
+                continue
+            try:
+                for rec in iter_records(data, str(path)):
+                    m = replay(rec, overrides or None, keep_turns=False)
+                    counts["matches"] += 1
+                    d = verified_to_dict(m, strict=strict)
+                    n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
+                    n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
+                    counts["errors"] += n_err
+                    counts["warnings"] += n_warn
+                    bad_records |= n_err > 0
+                    if format == "json":
+                        out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                    else:
+                        _print_verified(m, strict=strict, quiet=quiet)
+            except RecordError as exc:
+                counts["unreadable"] += 1
+                if format == "json":
+                    out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
+                else:
+                    typer.echo(exc.format(), err=False)
+    finally:
+        progress.close()
+    if format == "text":
+        typer.echo(
+            f"{counts['files']} file(s), {counts['matches']} match(es): "
+            f"{counts['errors']} error(s), {counts['warnings']} warning(s), "
+            f"{counts['unreadable']} unreadable"
+        )
+    raise typer.Exit(2 if counts["unreadable"] else 1 if bad_records else 0)
+
+
+def _print_verified(m: Any, *, strict: bool, quiet: bool) -> None:
+    lines: list[str] | None = None
+    for f in m.findings:
+        if quiet and f.severity is Severity.INFO:
+            continue
+        if f.source_line is None and f.line > 0:
+            if lines is None:
+                try:
+                    from bgparse.readers.decode import decode_bytes
+
+                    lines = decode_bytes(Path(m.path).read_bytes()).text.split("\n")
+                except OSError:
+                    lines = []
+            if f.line <= len(lines):
+                from dataclasses import replace
+
+                f = replace(f, source_line=lines[f.line - 1])
+        sev = "error" if strict and f.severity is Severity.WARNING else str(f.severity)
+        text = format_finding(m.path, f)
+        head, _, rest = text.partition("\n")
+        head = head.replace(f": {f.code} ", f": {sev}: {f.code} ", 1)
+        typer.echo(head + ("\n" + rest if rest else ""))
+    length = "money session" if m.length == 0 else f"{m.length}-point match"
+    result = ""
+    if m.winner is not None:
+        result = f", won by {m.players[m.winner] or 'side ' + str(m.winner)}"
+    if not quiet:
+        typer.echo(
+            f"{m.path}: {' vs '.join(m.players)}, {length}, {len(m.games)} games, "
+            f"final score {m.final_score[0]}-{m.final_score[1]}{result}"
+        )
+
+
 def main() -> None:
     """Console entry point: never a traceback for a user, whatever happens."""
     try:

@@ -55,7 +55,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "P006": (Severity.ERROR, "roll out of turn"),
     "P007": (Severity.INFO, "hidden play"),
     "P008": (Severity.ERROR, "opening roll is a double"),
-    "P009": (Severity.WARNING, "illegal-play dump: board set by the producer"),
+    "P009": (Severity.ERROR, "the producer marks the play as illegal (a board dump)"),
     # cube
     "C001": (Severity.ERROR, "double not allowed"),
     "C002": (Severity.ERROR, "take or drop without a pending double"),
@@ -97,6 +97,9 @@ class Finding:
     turn: int | None = None
     source_line: str | None = None
     detail: str | None = None
+    #: The rule engine's stable reason code where there is one (`blocked-point`,
+    #: `crawford-game`, ...): finer than the finding code.
+    reason: str | None = None
 
     @classmethod
     def make(
@@ -111,9 +114,10 @@ class Finding:
         turn: int | None = None,
         source_line: str | None = None,
         detail: str | None = None,
+        reason: str | None = None,
     ) -> Finding:
         sev = severity if severity is not None else CODES[code][0]
-        return cls(code, sev, message, line, column, game, turn, source_line, detail)
+        return cls(code, sev, message, line, column, game, turn, source_line, detail, reason)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -124,6 +128,7 @@ class Finding:
             "column": self.column,
             "game": self.game,
             "turn": self.turn,
+            "reason": self.reason,
         }
 
 

@@ -46,9 +46,9 @@ from bgparse.rules import (
     legal_plays,
     verify_play,
 )
-from bgparse.rules.cube import CENTRED, CubeError, CubeState, is_dead_cube
+from bgparse.rules.cube import CubeError, CubeState, is_dead_cube
 from bgparse.rules.ids import IdError, decode_xgid_board, encode_match_id
-from bgparse.rules.ids import MatchState as IdState
+from bgparse.rules.ids import MatchIdState as IdState
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.scoring import explain_win_points, game_points, result_type
@@ -213,6 +213,7 @@ class _Replay:
         *,
         severity: Severity | None = None,
         detail: str | None = None,
+        reason: str | None = None,
     ) -> None:
         line, col = (span.line, span.column) if span is not None else (0, 0)
         self.findings.append(
@@ -225,6 +226,7 @@ class _Replay:
                 game=g.number if g else None,
                 turn=g.n_turns if g else None,
                 detail=detail,
+                reason=reason,
             )
         )
 
@@ -239,10 +241,16 @@ class _Replay:
         match = MatchState.new(self.length, self.rules, first_score)
         if rec.games and first_score != (0, 0):
             g0 = rec.games[0]
+            note = ""
+            if match.crawford_game:
+                # Whether the Crawford game was already played before the record starts
+                # cannot be known: take it as played, and do not call a double illegal.
+                match = MatchState.new(self.length, self.rules, first_score, crawford_played=True)
+                note = "; whether it is the Crawford game is not known, so doubles are allowed"
             self.add(
                 "R007",
                 f"the first game starts at {first_score[0]}-{first_score[1]}, not 0-0 "
-                "(penalty points or a resumed match)",
+                f"(penalty points or a resumed match){note}",
                 g0.span,
                 None,
             )
@@ -369,7 +377,7 @@ class _Replay:
         elif t is IllegalPlay:
             self._illegal_dump(g, a)  # type: ignore[arg-type]
         elif t is SetPosition:
-            self._set_position(g, a)  # type: ignore[arg-type]
+            self._set_position(g, a, actions, i)  # type: ignore[arg-type]
         elif t is Comment:
             pass
 
@@ -415,7 +423,13 @@ class _Replay:
         g.rolls[side] += 1
         dice_ok = 1 <= d1 <= 6 and 1 <= d2 <= 6
         if not dice_ok:
-            self.add("P002", f"impossible dice {d1}-{d2}: a die shows 1 to 6", span, g)
+            self.add(
+                "P002",
+                f"impossible dice {d1}-{d2}: a die shows 1 to 6",
+                span,
+                g,
+                reason="dice-invalid",
+            )
         if dice_ok and first_roll and d1 == d2 and self.rules.variant == "standard":
             self.add(
                 "P008",
@@ -577,12 +591,19 @@ class _Replay:
             span,
             g,
             detail=detail,
+            reason=reason,
         )
 
     def _stars(self, g: _GameState, res: Any, span: Span) -> None:
         for src, dst, what in _star_slips(res):
             if what == "star-without-hit":
-                self.add("N001", f"{_pt(src)}/{_pt(dst)}* has a hit star but hits nothing", span, g)
+                self.add(
+                    "N001",
+                    f"{_pt(src)}/{_pt(dst)}* has a hit star but hits nothing",
+                    span,
+                    g,
+                    reason=what,
+                )
             else:
                 self.unstarred.append(
                     Finding.make(
@@ -592,6 +613,7 @@ class _Replay:
                         span.column,
                         game=g.number,
                         turn=g.n_turns,
+                        reason=what,
                     )
                 )
 
@@ -629,8 +651,8 @@ class _Replay:
     def _illegal_dump(self, g: _GameState, a: IllegalPlay) -> None:
         self.add(
             "P009",
-            f"'Illegal play' dump for {_fmt_dice(a.dice)}: the producer set the board; the "
-            "moves are not in the record",
+            f"the producer marks the play of {_fmt_dice(a.dice)} as illegal ('Illegal play' "
+            "dump): the moves are not in the record; the board is taken from the dump",
             a.span,
             g,
         )
@@ -650,41 +672,63 @@ class _Replay:
         side_next = 1 - a.side if on_roll is None else on_roll
         g.pos, g.pos_side, g.board_unknown = pos, side_next, False
 
-    def _set_position(self, g: _GameState, a: SetPosition) -> None:
-        boards = a.boards
-        if boards is None and a.text:
-            boards = _xg_set_pos(a.text)
-        if boards is None:
-            self.add(
-                "S006",
-                "cannot read the set-up position; the moves after it are not checked",
-                a.span,
-                g,
-                severity=Severity.WARNING,
-            )
-            g.board_unknown = True
-            return
-        side = a.side_on_roll if a.side_on_roll is not None else g.pos_side
-        try:
-            pos = Position(boards[side], boards[1 - side], self.rules.checkers).ensure_valid()
-        except PositionError as exc:
-            self.add("S006", f"set-up position is not valid: {exc}", a.span, g)
-            g.board_unknown = True
-            return
-        g.pos, g.pos_side, g.board_unknown = pos, side, False
+    def _set_position(
+        self, g: _GameState, a: SetPosition, actions: tuple[Action, ...], i: int
+    ) -> None:
+        """A set-up inside a game: a board (XG `; Set Pos=`, SGF AE/AB/AW), the cube, the side
+        on roll or dice (SGF PL/DI, CV, CP), in any combination."""
         if a.cube_value is not None:
             g.cube = CubeState(
                 value=a.cube_value,
-                owner=a.cube_owner if a.cube_owner is not None else CENTRED,
-                used=a.cube_value > 1,
+                owner=a.cube_owner if a.cube_owner is not None else g.cube.owner,
+                used=g.cube.used or a.cube_value > 1,
                 enabled=g.cube.enabled,
             )
+        elif a.cube_owner is not None:
+            g.cube = CubeState(
+                value=g.cube.value, owner=a.cube_owner, used=g.cube.used, enabled=g.cube.enabled
+            )
+        boards = a.boards
+        if boards is None and a.text.lstrip(";# ").lower().startswith("set"):
+            boards = _xg_set_pos(a.text)
+            if boards is None:
+                self.add(
+                    "S006",
+                    "cannot read the set-up position; the moves after it are not checked",
+                    a.span,
+                    g,
+                    severity=Severity.WARNING,
+                )
+                g.board_unknown = True
+                return
+        side = a.side_on_roll if a.side_on_roll is not None else g.pos_side
+        if boards is not None:
+            try:
+                pos = Position(boards[side], boards[1 - side], self.rules.checkers).ensure_valid()
+            except PositionError as exc:
+                self.add("S006", f"set-up position is not valid: {exc}", a.span, g)
+                g.board_unknown = True
+                return
+            g.pos, g.pos_side, g.board_unknown = pos, side, False
+        elif a.side_on_roll is not None:
+            self._to_side(g, side)
+        if a.dice is not None and a.side_on_roll is not None and self._ends_after(actions, i):
+            # Dice set and nothing played before the game ends: rolled, then resigned.
+            self.add(
+                "P007",
+                f"{_fmt_dice(a.dice)} rolled and no play shown before the game ended "
+                "(a resignation after rolling)",
+                a.span,
+                g,
+            )
+            self._record_turn(g, side, "hidden", a.span, a.dice, (), "", None)
+            g.last_roller = side
 
     # --- cube --------------------------------------------------------------------------------
 
     def _cube_error(self, g: _GameState, exc: CubeError, span: Span) -> None:
         code = _CUBE_CODES.get(exc.code, "C001")
-        self.add(code, f"{exc.message} [{exc.code}]", span, g)
+        self.add(code, f"{exc.message} [{exc.code}]", span, g, reason=exc.code)
 
     def _double(self, g: _GameState, a: Double) -> None:
         side = a.side

@@ -1,0 +1,78 @@
+"""The rules engine: positions, legal checker plays, play verification, position and match IDs.
+
+Pure Python; imports nothing from the rest of bgparse.
+"""
+
+from bgparse.rules.cube import CubeError, CubeState
+from bgparse.rules.diagram import diagram
+from bgparse.rules.ids import (
+    IdError,
+    MatchIdState,
+    XgidState,
+    decode_match_id,
+    decode_xgid,
+    decode_xgid_board,
+    encode_match_id,
+    encode_xgid,
+    encode_xgid_board,
+)
+from bgparse.rules.match import MatchState
+from bgparse.rules.moves import (
+    REASONS,
+    DiceError,
+    LegalPlays,
+    MoveLike,
+    Play,
+    PlayCheck,
+    PlayError,
+    Step,
+    WrittenMove,
+    WrittenPlay,
+    format_play,
+    legal_plays,
+    parse_play,
+    verify_play,
+)
+from bgparse.rules.position import BAR, OFF, VARIANTS, Position, PositionError
+from bgparse.rules.ruleset import RuleNote, RuleSet
+from bgparse.rules.scoring import explain_win_points, game_points, result_type
+
+__all__ = [
+    "BAR",
+    "OFF",
+    "REASONS",
+    "VARIANTS",
+    "CubeError",
+    "CubeState",
+    "DiceError",
+    "IdError",
+    "LegalPlays",
+    "MatchIdState",
+    "MatchState",
+    "MoveLike",
+    "Play",
+    "PlayCheck",
+    "PlayError",
+    "Position",
+    "PositionError",
+    "RuleNote",
+    "RuleSet",
+    "Step",
+    "WrittenMove",
+    "WrittenPlay",
+    "XgidState",
+    "decode_match_id",
+    "decode_xgid",
+    "decode_xgid_board",
+    "diagram",
+    "encode_match_id",
+    "encode_xgid",
+    "encode_xgid_board",
+    "explain_win_points",
+    "format_play",
+    "game_points",
+    "legal_plays",
+    "parse_play",
+    "result_type",
+    "verify_play",
+]
