@@ -8,8 +8,9 @@ Sides are absolute (0 = left column); the engine's positions are relative to the
 
 from __future__ import annotations
 
+from base64 import b64decode, b64encode
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from operator import mul
 from typing import Any, Literal
@@ -133,8 +134,6 @@ def replay(
 
 
 def _with_findings(m: VerifiedMatch, extra: tuple[Finding, ...]) -> VerifiedMatch:
-    from dataclasses import replace
-
     return replace(m, findings=tuple(sorted(m.findings + extra, key=_finding_order)))
 
 
@@ -1257,13 +1256,25 @@ def _play_text(steps: tuple[tuple[int, int, bool], ...]) -> str:
     return format_play(steps) if steps else ""
 
 
-@lru_cache(maxsize=1 << 15)
 def _match_id_of(state: IdState) -> str:
-    # Match IDs repeat (a few cube states, scores and 36 dice per game): cache them.
-    try:
-        return encode_match_id(state)
-    except IdError:
+    """The Match ID, built from a cached key of everything but the dice (which change every
+    turn while the rest changes a few times a game) with the dice put in bits 15-20."""
+    d1, d2 = state.dice
+    if not (0 <= d1 <= 7 and 0 <= d2 <= 7):
         return ""
+    base = _match_key(replace(state, dice=(0, 0)))
+    if base < 0:
+        return ""
+    key = base | (d1 << 15) | (d2 << 18)
+    return b64encode(key.to_bytes(9, "little")).decode("ascii")
+
+
+@lru_cache(maxsize=1 << 14)
+def _match_key(state: IdState) -> int:
+    try:
+        return int.from_bytes(b64decode(encode_match_id(state)), "little")
+    except IdError:
+        return -1
 
 
 def _pips(board: tuple[int, ...]) -> int:

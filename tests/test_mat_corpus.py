@@ -81,7 +81,9 @@ def _is_jellyfish(row: dict[str, str]) -> bool:
     if row["format"] not in ("mat", "txt") or row["producer"] in NOT_JELLYFISH:
         return False
     # GNU's 'export match text' printouts carry the producer gnubg and format txt.
-    return not (row["producer"] == "gnubg" and row["format"] == "txt" and "analyzed" in row["local_path"])
+    return not (
+        row["producer"] == "gnubg" and row["format"] == "txt" and "analyzed" in row["local_path"]
+    )
 
 
 JELLYFISH = [r for r in MANIFEST if _is_jellyfish(r)]

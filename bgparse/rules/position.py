@@ -315,17 +315,18 @@ class Position:
 # --- GNU Position ID ------------------------------------------------------------------------
 
 
+#: Per checker count, the bits a slot contributes to a Position ID key, most significant first
+#: (a 0 separator after the count's 1s, read least significant bit first in the key).
+_SLOT_BITS: Final = tuple("0" + "1" * c for c in range(16))
+
+
 def _encode_position_id(first: tuple[int, ...], second: tuple[int, ...]) -> str:
     # 80-bit key: per side, per slot (points 1-24, then the bar) one 1-bit per checker and a
-    # 0-bit separator, written least significant bit first.
-    bits = 0
-    shift = 0
-    for side in (first, second):
-        for slot in range(1, 26):
-            count = side[slot]
-            bits |= ((1 << count) - 1) << shift
-            shift += count + 1
-    return base64.b64encode(bits.to_bytes(10, "little")).decode("ascii")[:14]
+    # 0-bit separator, least significant bit first. Built as one string of bits, last slot
+    # first, and read as one number: several times faster than shifting bit by bit.
+    bits = _SLOT_BITS
+    text = "".join([bits[c] for c in second[25:0:-1]] + [bits[c] for c in first[25:0:-1]])
+    return base64.b64encode(int(text, 2).to_bytes(10, "little")).decode("ascii")[:14]
 
 
 def _decode_position_id(position_id: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
