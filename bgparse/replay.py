@@ -1042,18 +1042,18 @@ class _Replay:
         cube = g.cube
         owner = cube.owner if cube.owner in (0, 1) else -1
         cube_actions = tuple(self._cube_action(g, row) for row in g.cube_actions)
+        # As GNU leaves it: after a drop the dropper is the one who decided; a resignation
+        # keeps its level.
+        end_state = {"normal": 2, "resign": 3, "drop": 4}.get(g.end, 1)
+        dropper = 1 - g.winner if g.end == "drop" and g.winner is not None else None
         match_id = self._match_id(
             g,
             final_side,
             dice=(0, 0),
-            state=2
-            if g.end == "normal"
-            else 3
-            if g.end == "resign"
-            else 4
-            if g.end == "drop"
-            else 1,
+            state=end_state,
             score=_add(g.score, g.winner, g.points) if g.winner is not None else g.score,
+            turn=dropper,
+            resignation=(g.resign_level or 0) if g.end == "resign" else 0,
         )
         return VerifiedGame(
             number=game.number,
@@ -1120,24 +1120,28 @@ class _Replay:
         cube: CubeState | None = None,
         offered: bool = False,
         turn: int | None = None,
+        resignation: int = 0,
     ) -> str:
         c = cube or g.cube
-        return _match_id_of(
-            IdState(
-                match_length=self.length,
-                score=score or g.score,
-                cube=c.value,
-                cube_owner=c.owner if c.owner in (0, 1) else -1,
-                on_roll=side,
-                turn=side if turn is None else turn,
-                crawford=g.crawford,
-                game_state=state,
-                double_offered=offered,
-                resignation=0,
-                dice=dice,
-                jacoby=self.rules.jacoby,
-            )
+        base = _match_key(
+            self.length,
+            score or g.score,
+            c.value,
+            c.owner if c.owner in (0, 1) else -1,
+            side,
+            side if turn is None else turn,
+            g.crawford,
+            state,
+            offered,
+            resignation,
+            self.rules.jacoby,
         )
+        d1, d2 = dice
+        if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
+            return ""
+        # The dice change every turn, the rest a few times a game: only the rest is cached,
+        # and the dice go straight into their bits (15-17, 18-20).
+        return b64encode((base | (d1 << 15) | (d2 << 18)).to_bytes(9, "little")).decode("ascii")
 
     def _record_turn(
         self,
@@ -1200,7 +1204,7 @@ class _Replay:
                 match_id=mid,
                 dice=dice,
                 steps=tuple(steps),
-                play=_play_text(tuple(steps)),
+                play=_play_text(steps),
                 written=written if isinstance(written, str) else _written(written),
                 hits=sum(1 for s in steps if s[2]),
                 pips=pips,
@@ -1256,25 +1260,41 @@ def _play_text(steps: tuple[tuple[int, int, bool], ...]) -> str:
     return format_play(steps) if steps else ""
 
 
-def _match_id_of(state: IdState) -> str:
-    """The Match ID, built from a cached key of everything but the dice (which change every
-    turn while the rest changes a few times a game) with the dice put in bits 15-20."""
-    d1, d2 = state.dice
-    if not (0 <= d1 <= 7 and 0 <= d2 <= 7):
-        return ""
-    base = _match_key(replace(state, dice=(0, 0)))
-    if base < 0:
-        return ""
-    key = base | (d1 << 15) | (d2 << 18)
-    return b64encode(key.to_bytes(9, "little")).decode("ascii")
-
-
 @lru_cache(maxsize=1 << 14)
-def _match_key(state: IdState) -> int:
+def _match_key(
+    length: int,
+    score: tuple[int, int],
+    cube: int,
+    owner: int,
+    on_roll: int,
+    turn: int,
+    crawford: bool,
+    state: int,
+    offered: bool,
+    resignation: int,
+    jacoby: bool,
+) -> int:
+    """A Match ID without dice, as a number (-1 where it cannot be encoded)."""
     try:
-        return int.from_bytes(b64decode(encode_match_id(state)), "little")
+        text = encode_match_id(
+            IdState(
+                length,
+                score,
+                cube,
+                owner,
+                on_roll,
+                turn,
+                crawford,
+                state,
+                offered,
+                resignation,
+                (0, 0),
+                jacoby,
+            )
+        )
     except IdError:
         return -1
+    return int.from_bytes(b64decode(text), "little")
 
 
 def _pips(board: tuple[int, ...]) -> int:
