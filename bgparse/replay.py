@@ -1192,28 +1192,31 @@ class _Replay:
         away = None
         if self.length:
             away = (self.length - g.score[side], self.length - g.score[1 - side])
+        text, hits = _play_info(steps)
+        # Positional: a named tuple is built noticeably faster without keywords.
         g.turns.append(
             Turn(
-                game=g.number,
-                ply=g.n_turns - 1,
-                side=side,
-                kind=kind,
-                line=span.line,
-                column=span.column,
-                position_id=pid,
-                match_id=mid,
-                dice=dice,
-                steps=tuple(steps),
-                play=_play_text(steps),
-                written=written if isinstance(written, str) else _written(written),
-                hits=sum(1 for s in steps if s[2]),
-                pips=pips,
-                cube_value=c.value,
-                cube_owner=c.owner if c.owner in (0, 1) else -1,
-                legal=legal,
-                score=g.score,
-                away=away,
-                crawford=g.crawford,
+                g.number,
+                g.n_turns - 1,
+                side,
+                kind,
+                span.line,
+                span.column,
+                pid,
+                mid,
+                dice,
+                steps,
+                text,
+                written if isinstance(written, str) else _written(written),
+                hits,
+                pips,
+                c.value,
+                c.owner if c.owner in (0, 1) else -1,
+                legal,
+                None,
+                g.score,
+                away,
+                g.crawford,
             )
         )
 
@@ -1260,6 +1263,12 @@ def _play_text(steps: tuple[tuple[int, int, bool], ...]) -> str:
     return format_play(steps) if steps else ""
 
 
+@lru_cache(maxsize=1 << 15)
+def _play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
+    """Canonical notation and number of hits of resolved steps (plays repeat: cached)."""
+    return (format_play(steps) if steps else "", sum(1 for s in steps if s[2]))
+
+
 @lru_cache(maxsize=1 << 14)
 def _match_key(
     length: int,
@@ -1297,7 +1306,9 @@ def _match_key(
     return int.from_bytes(b64decode(text), "little")
 
 
+@lru_cache(maxsize=1 << 12)
 def _pips(board: tuple[int, ...]) -> int:
+    # Cached for the same reason as Position IDs: a side's board repeats on the next turn.
     return sum(map(mul, board, _SLOTS))
 
 

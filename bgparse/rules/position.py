@@ -12,6 +12,7 @@ import base64
 import binascii
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Final
 
 __all__ = [
@@ -320,12 +321,19 @@ class Position:
 _SLOT_BITS: Final = tuple("0" + "1" * c for c in range(16))
 
 
+@lru_cache(maxsize=1 << 12)
+def _side_bits(side: tuple[int, ...]) -> str:
+    # One side's half of the key. Cached: in a replay each side's board stays the same while
+    # the other side moves, so every board is encoded twice in a row.
+    bits = _SLOT_BITS
+    return "".join([bits[c] for c in side[25:0:-1]])
+
+
 def _encode_position_id(first: tuple[int, ...], second: tuple[int, ...]) -> str:
     # 80-bit key: per side, per slot (points 1-24, then the bar) one 1-bit per checker and a
     # 0-bit separator, least significant bit first. Built as one string of bits, last slot
     # first, and read as one number: several times faster than shifting bit by bit.
-    bits = _SLOT_BITS
-    text = "".join([bits[c] for c in second[25:0:-1]] + [bits[c] for c in first[25:0:-1]])
+    text = _side_bits(second) + _side_bits(first)
     return base64.b64encode(int(text, 2).to_bytes(10, "little")).decode("ascii")[:14]
 
 
