@@ -1331,21 +1331,23 @@ def _xg_set_pos(text: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
 def _snowie_board(
     fields: tuple[str, ...],
 ) -> tuple[int | None, tuple[int, ...], tuple[int, ...]] | None:
-    """The board of a Snowie 40-field dump (formats.md §5.4): fields 14-37 are the 24 points from
-    the roller's view (+ roller's checkers, - the opponent's), 13 the roller's bar, 38 the
-    opponent's bar. Returns (None, roller board, opponent board) or None if it does not read."""
-    if len(fields) < 39:
+    """The board of a Snowie 40-field dump (formats.md §5.4), which shows the position for the
+    player to roll NEXT (named first), with that player's next dice in fields 38-39. Fields
+    13-36 are that player's points 1-24 (+ its checkers, - the opponent's), 37 its bar and 12
+    the opponent's bar (checked on real dumps: both sides then hold 15 checkers). Returns
+    (None, roller's board, opponent's board), or None if the fields do not read."""
+    if len(fields) < 38:
         return None
     try:
-        vals = [int(f.strip() or 0) for f in fields[:39]]
+        vals = [int(f.strip() or 0) for f in fields[12:38]]
     except ValueError:
         return None
     mover = [0] * 26
     opponent = [0] * 26
-    mover[25] = vals[13]
-    opponent[25] = abs(vals[38])
+    opponent[25] = abs(vals[0])
+    mover[25] = abs(vals[25])
     for i in range(24):
-        v = vals[14 + i]
+        v = vals[1 + i]
         p = i + 1
         if v > 0:
             mover[p] = v
