@@ -505,3 +505,8 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+
+
+from bgparse.cli_convert import register as _reg_convert  # noqa: E402 - after `app` exists
+
+_reg_convert(app)

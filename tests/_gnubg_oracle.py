@@ -112,5 +112,36 @@ def gnu_legal(position_id: str, dice: tuple[int, int], steps: Sequence[Step]) ->
     keys = legal_keys(position_id, d1, d2)
     if not steps:
         return not keys
+    if not fits_dice(steps, dice):
+        # A written play is one die per step: a legal end position reached with steps the
+        # dice do not give (three steps for 6-4, a 5 for 4-2) is not a way to play the roll.
+        return False
     after, _ = result_of(board_of(position_id), steps)
     return after is not None and key_of(after) in keys
+
+
+def fits_dice(steps: Sequence[Step], dice: tuple[int, int]) -> bool:
+    """Can each written step take dice of its own: one die of its distance, or several dice
+    summing to it (a merged move such as 9/3 for three 2s), the last one possibly larger when
+    it bears off?"""
+    d1, d2 = dice
+    free = [d1] * 4 if d1 == d2 else [d1, d2]
+
+    def assign(i: int, left: list[int]) -> bool:
+        if i == len(steps):
+            return True
+        src, dst = steps[i][0], steps[i][1]
+        dist = src - dst
+        for k in range(1, len(left) + 1):
+            for combo in set(itertools.combinations(range(len(left)), k)):
+                used = [left[j] for j in combo]
+                total = sum(used)
+                exact = total == dist
+                over = dst == 0 and total > dist and total - max(used) < dist
+                if (exact or over) and assign(
+                    i + 1, [d for j, d in enumerate(left) if j not in combo]
+                ):
+                    return True
+        return False
+
+    return assign(0, free)

@@ -1,0 +1,198 @@
+"""The `bgparse convert` and `bgparse generate` commands: match files rewritten in GNU's `.mat` or
+SGF layout, and generated self-play matches written as files. `register(app)` adds them to the
+command line; like the rest of the CLI they only turn library results into files, messages and
+exit codes (0 all done, 1 some file failed or was refused, 2 usage error or unreadable input).
+
+Output files go into `--out` only, named by the input's stem (or the generator's seed and match
+number) and the new extension. An existing file is never overwritten without `--force`, and then
+it is replaced atomically (a new file renamed over it, so a symbolic link there is replaced, not
+followed out of `--out`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+__all__ = ["register"]
+
+_FORMATS = ("mat", "sgf")
+
+
+class _Refused(Exception):
+    """A file that is not written (it exists, or this run already wrote it)."""
+
+
+def register(app: typer.Typer) -> None:
+    """Add `convert` and `generate` to the `bgparse` command line."""
+    app.command("convert")(convert)
+    app.command("generate")(generate)
+
+
+def _out_dir(out: str) -> Path:
+    target = Path(out)
+    if target.exists() and not target.is_dir():
+        typer.echo(f"bgparse: --out {out}: not a folder", err=True)
+        raise typer.Exit(2)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        typer.echo(f"bgparse: --out {out}: cannot create: {exc.strerror or exc}", err=True)
+        raise typer.Exit(2) from None
+    return target
+
+
+def _write(target: Path, text: str, *, force: bool, written: set[Path]) -> None:
+    """Write `text` to `target` (inside the output folder): refused if it exists and not
+    `force`, or if this run wrote it already (two inputs with the same stem)."""
+    key = target.resolve()
+    if key in written:
+        raise _Refused(f"{target}: another input of this run was written there; not overwritten")
+    if (target.exists() or target.is_symlink()) and not force:
+        raise _Refused(f"{target}: exists; not overwritten (use --force to replace it)")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    written.add(key)
+
+
+# --- convert --------------------------------------------------------------------------------
+
+
+def convert(
+    inputs: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
+    to: Annotated[str, typer.Option("--to", help="Output format: mat or sgf.")],
+    out: Annotated[
+        str, typer.Option("--out", "-o", help="Folder to write into (default: here).")
+    ] = ".",
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace output files that exist.")
+    ] = False,
+) -> None:
+    """Rewrite match records as GNU Backgammon writes them (`.mat` export or SGF): each input is
+    read, replayed through the rules, and written to --out with its stem and the new
+    extension. Exit 0: all converted; 1: some file was not (it exists, or writing failed);
+    2: usage error or unreadable input."""
+    if to not in _FORMATS:
+        typer.echo(f"bgparse: --to must be mat or sgf, not {to!r}", err=True)
+        raise typer.Exit(2)
+    from bgparse.cli import check_paths
+    from bgparse.findings import RecordError
+    from bgparse.readers import iter_records
+    from bgparse.replay import replay
+    from bgparse.writers import write_mat, write_sgf
+
+    files = check_paths(inputs)
+    folder = _out_dir(out)
+    written: set[Path] = set()
+    counts = {"converted": 0, "failed": 0, "unreadable": 0}
+    for path in files:
+        try:
+            data = path.read_bytes()
+            records = list(iter_records(data, str(path)))
+        except OSError as exc:
+            counts["unreadable"] += 1
+            typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
+            continue
+        except RecordError as exc:
+            counts["unreadable"] += 1
+            typer.echo(exc.format(), err=True)
+            continue
+        parts: list[str] = []
+        errors = 0
+        for record in records:
+            match = replay(record)
+            errors += sum(1 for f in match.findings if f.severity.value == "error")
+            if to == "mat":
+                parts.append(write_mat(match, comments=record.comments))
+            else:
+                parts.append(write_sgf(match, comments=record.comments))
+        # Several matches of one file go into one output file, one after the other, as both
+        # formats allow.
+        text = ("\n" if to == "mat" else "").join(parts)
+        target = folder / f"{path.stem}.{to}"
+        try:
+            _write(target, text, force=force, written=written)
+        except _Refused as exc:
+            counts["failed"] += 1
+            typer.echo(f"bgparse: {exc}", err=True)
+            continue
+        except OSError as exc:
+            counts["failed"] += 1
+            typer.echo(f"bgparse: {target}: cannot write: {exc.strerror or exc}", err=True)
+            continue
+        counts["converted"] += 1
+        note = f" ({errors} error(s): written as the replay reads them)" if errors else ""
+        typer.echo(f"{path} -> {target}{note}")
+    typer.echo(
+        f"{counts['converted']} converted, {counts['failed']} failed, "
+        f"{counts['unreadable']} unreadable"
+    )
+    raise typer.Exit(2 if counts["unreadable"] else 1 if counts["failed"] else 0)
+
+
+# --- generate -------------------------------------------------------------------------------
+
+
+def generate(
+    matches: Annotated[int, typer.Option("--matches", "-n", help="How many matches.")] = 1,
+    length: Annotated[int, typer.Option("--length", "-l", help="Match length (1-64).")] = 7,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Random seed.")] = 0,
+    out: Annotated[
+        str, typer.Option("--out", "-o", help="Folder to write into (default: here).")
+    ] = ".",
+    format: Annotated[str, typer.Option("--format", "-f", help="mat or sgf.")] = "mat",
+    money: Annotated[
+        bool,
+        typer.Option("--money", help="Money sessions of 2-6 games instead of matches."),
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace output files that exist.")
+    ] = False,
+) -> None:
+    """Write random legal self-play matches (deterministic for a seed): gen-SEED-NNNNN.mat (or
+    .sgf) in --out. Exit 0: all written; 1: some file existed (see --force); 2: usage error."""
+    problems = []
+    if format not in _FORMATS:
+        problems.append(f"--format must be mat or sgf, not {format!r}")
+    if matches < 1:
+        problems.append(f"--matches must be 1 or more, not {matches}")
+    if not money and not 1 <= length <= 64:
+        problems.append(f"--length must be 1 to 64, not {length}")
+    if problems:
+        for problem in problems:
+            typer.echo(f"bgparse: {problem}", err=True)
+        raise typer.Exit(2)
+    from bgparse.generate import generate_matches
+    from bgparse.writers import write_mat, write_sgf
+
+    folder = _out_dir(out)
+    written: set[Path] = set()
+    done = refused = 0
+    for i, match in enumerate(generate_matches(matches, length, seed, money=money)):
+        comments = (f"bgparse generate --seed {seed}: match {i + 1}",)
+        if format == "mat":
+            text = write_mat(match, comments=comments)
+        else:
+            text = write_sgf(match, comments=comments)
+        target = folder / f"gen-{seed}-{i + 1:05d}.{format}"
+        try:
+            _write(target, text, force=force, written=written)
+        except (_Refused, OSError) as exc:
+            refused += 1
+            message = str(exc) if isinstance(exc, _Refused) else f"{target}: {exc}"
+            typer.echo(f"bgparse: {message}", err=True)
+            continue
+        done += 1
+    kind = "money session" if money else f"{length}-point match"
+    typer.echo(f"{done} {kind} file(s) written to {folder}, {refused} refused")
+    raise typer.Exit(1 if refused else 0)

@@ -1,0 +1,177 @@
+"""The SGF writer: a verified match as GNU Backgammon saves it (`save match`), without analysis.
+
+One game tree per game (formats.md §4): a root node with `FF[4]GM[6]CA[UTF-8]AP[...]`,
+`MI[length:L][game:G][ws:W][bs:B]` (G 0-based, as GNU writes it), `PW`/`PB`, on the first
+game only the match information (`WR`/`BR`, `DT`, `EV`, `RO`, `PC`, `AN`, `GC`), then `RU`
+(`Crawford`, `CrawfordGame`, `Jacoby`, `NoCube`, the variant) and `RE[W+2]` (`R` appended for a
+resignation); then one node per line: `;W[52hcfd]` (dice high-low, then a letter pair per step
+in White's frame: `a` White's 1-point, `y` the bar, `z` off), `;B[63]` for a dance,
+`;W[double]`, `;B[take]`, `;B[drop]`, a beaver as the doubled side's `double`, and
+`;PL[W]DI[52]` for dice rolled and not played before a resignation. SGF marks no hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bgparse import __version__
+from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
+from bgparse.writers.mat import Setup, game_setups, turn_steps
+
+__all__ = ["sgf_point", "write_sgf"]
+
+_COLOUR = ("W", "B")
+_VARIANT_RULE = {
+    "nackgammon": "Nackgammon",
+    "hypergammon1": "Hypergammon1",
+    "hypergammon2": "Hypergammon2",
+    "hypergammon3": "Hypergammon3",
+}
+
+
+def sgf_point(point: int, side: int) -> str:
+    """The letter of `point` in `side`'s own numbering (25 bar, 0 off) in White's frame."""
+    if point == 25:
+        return "y"
+    if point == 0:
+        return "z"
+    return chr(96 + point) if side == 0 else chr(121 - point)
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def write_sgf(match: VerifiedMatch, *, comments: Sequence[str] = ()) -> str:
+    """The match as a GNU Backgammon SGF collection. `comments` are the record's header
+    comments (`MatchRecord.comments`), written as the first game's `GC`."""
+    trees = [
+        _tree(match, i, game, comments if i == 0 else ()) for i, game in enumerate(match.games)
+    ]
+    return "".join(t + "\n" for t in trees)
+
+
+def _tree(match: VerifiedMatch, index: int, game: VerifiedGame, comments: Sequence[str]) -> str:
+    ws, bs = game.score_before
+    root = [
+        "(;FF[4]GM[6]CA[UTF-8]",
+        f"AP[bgparse:{__version__}]",
+        f"MI[length:{match.length}][game:{index}][ws:{ws}][bs:{bs}]",
+        f"PW[{_escape(match.players[0])}]PB[{_escape(match.players[1])}]",
+    ]
+    if index == 0:
+        root.extend(_match_info(match, comments))
+    rules = _rule_words(match, game)
+    if rules:
+        root.append(f"RU[{':'.join(rules)}]")
+    if game.winner is not None:
+        resigned = "R" if game.end == "resign" else ""
+        root.append(f"RE[{_COLOUR[game.winner]}+{game.points}{resigned}]")
+    variant = str(match.rules.get("variant", "standard"))
+    nodes = "".join("\n;" + node for node in _nodes(game, variant))
+    return "".join(root) + nodes + ")"
+
+
+#: Root properties of the match information, GNU's order; GNU writes them on the first game.
+_INFO_PROPS = ("WR", "BR", "DT", "EV", "RO", "PC", "AN", "GC")
+
+
+def _match_info(match: VerifiedMatch, comments: Sequence[str]) -> list[str]:
+    values: dict[str, str] = {}
+    if match.format == "sgf":
+        # A record read from SGF keeps its root properties as tags: write them back as they
+        # were (the typed MatchInfo does not hold all of them, e.g. AN).
+        for name, value in match.tags:
+            if name in _INFO_PROPS:
+                values.setdefault(name, value)
+    else:
+        info = match.info
+        for prop, rating in zip(("WR", "BR"), info.ratings, strict=True):
+            if rating is not None:
+                values[prop] = str(int(rating)) if float(rating).is_integer() else str(rating)
+        for prop, text in (
+            ("DT", info.event_date),
+            ("EV", info.event),
+            ("RO", info.round),
+            ("PC", info.site),
+            ("AN", info.transcriber),
+        ):
+            if text is not None:
+                values[prop] = text
+    if comments:
+        values["GC"] = "\n".join(comments)
+    return [f"{prop}[{_escape(values[prop])}]" for prop in _INFO_PROPS if prop in values]
+
+
+def _rule_words(match: VerifiedMatch, game: VerifiedGame) -> list[str]:
+    # GNU writes `Crawford` in matches longer than one point (a 1-point match has no Crawford
+    # game) and `Jacoby` only in money play, where it applies.
+    rules = match.rules
+    words: list[str] = []
+    if match.length > 1 and rules.get("crawford", True):
+        words.append("Crawford")
+        if game.crawford:
+            words.append("CrawfordGame")
+    if match.length == 0 and rules.get("jacoby") is True:
+        words.append("Jacoby")
+    if rules.get("cube") is False or rules.get("cube_limit") == 1:
+        words.append("NoCube")
+    variant = _VARIANT_RULE.get(str(rules.get("variant", "standard")))
+    if variant:
+        words.append(variant)
+    return words
+
+
+def _nodes(game: VerifiedGame, variant: str) -> list[str]:
+    setups, end = game_setups(game, variant)
+    nodes: list[str] = []
+    turns = game.turns
+    for i, turn in enumerate(turns):
+        if i in setups:
+            nodes.append(_setup(setups[i]))
+        colour = _COLOUR[turn.side]
+        kind = turn.kind
+        if kind in ("double", "beaver", "raccoon"):
+            nodes.append(f"{colour}[double]")
+            nxt = turns[i + 1] if i + 1 < len(turns) else None
+            if kind != "double" and nxt is not None and nxt.kind in ("play", "dance", "hidden"):
+                # A `.mat` record leaves the take of a beaver to the next roll; GNU's SGF has
+                # the original doubler take it.
+                nodes.append(f"{_COLOUR[1 - turn.side]}[take]")
+        elif kind in ("take", "drop"):
+            nodes.append(f"{colour}[{kind}]")
+        elif kind in ("play", "dance", "hidden"):
+            nodes.append(_roll(turn, colour))
+        else:
+            raise ValueError(f"a turn of kind {kind!r} cannot be written to SGF")
+    if end is not None:
+        nodes.append(_setup(end))
+    return nodes
+
+
+def _setup(setup: Setup) -> str:
+    """A board edit as GNU writes one (`PL`, then `AE[a:y]` clearing every point and both bars,
+    then one `AW`/`AB` value per checker), and the cube (`CV`, `CP`) where it changed."""
+    parts = []
+    if setup.board_changed and setup.boards is not None:
+        white, black = setup.boards
+        parts.append(f"PL[{_COLOUR[setup.on_roll]}]AE[a:y]")
+        for prop, side, board in (("AW", 0, white), ("AB", 1, black)):
+            values = "".join(f"[{sgf_point(p, side)}]" * board[p] for p in range(1, 26) if board[p])
+            if values:
+                parts.append(prop + values)
+    if setup.cube_changed:
+        parts.append(f"CV[{setup.cube}]CP[{'cwb'[setup.owner + 1]}]")
+    return "".join(parts)
+
+
+def _roll(turn: Turn, colour: str) -> str:
+    d1, d2 = turn.dice or (0, 0)
+    dice = f"{max(d1, d2)}{min(d1, d2)}"
+    steps = turn_steps(turn)
+    if turn.kind == "hidden" and not steps:
+        return f"PL[{colour}]DI[{dice}]"
+    letters = "".join(
+        sgf_point(src, turn.side) + sgf_point(dst, turn.side) for src, dst, _ in steps
+    )
+    return f"{colour}[{dice}{letters}]"
