@@ -2,7 +2,25 @@
 
 from bgparse.events import MatchRecord
 from bgparse.findings import Finding, RecordError, Severity
+from bgparse.readers import iter_records, read_path
+from bgparse.replay import replay
+from bgparse.rules import Position, RuleSet, legal_plays, verify_play
+from bgparse.verified import VerifiedMatch
 
 __version__ = "0.1.0"
 
-__all__ = ["Finding", "MatchRecord", "RecordError", "Severity", "__version__"]
+__all__ = [
+    "Finding",
+    "MatchRecord",
+    "Position",
+    "RecordError",
+    "RuleSet",
+    "Severity",
+    "VerifiedMatch",
+    "__version__",
+    "iter_records",
+    "legal_plays",
+    "read_path",
+    "replay",
+    "verify_play",
+]
