@@ -292,6 +292,7 @@ def verified_to_dict(m: Any, *, strict: bool = False) -> dict[str, Any]:
                 "cube": g.cube,
                 "cube_owner": g.cube_owner,
                 "crawford": g.crawford,
+                "turns": g.n_turns,
                 "plays": g.plays,
                 "doubles": g.doubles,
                 "takes": g.takes,
@@ -510,3 +511,7 @@ def main() -> None:
 from bgparse.cli_convert import register as _reg_convert  # noqa: E402 - after `app` exists
 
 _reg_convert(app)
+
+from bgparse.cli_data import register as _reg_data  # noqa: E402 - after `app` exists
+
+_reg_data(app)

@@ -1084,6 +1084,7 @@ class _Replay:
             cube_actions=cube_actions,
             resign_level=g.resign_level if g.end == "resign" else None,
             jacoby_applied=g.jacoby_applied,
+            n_turns=g.n_turns,
         )
 
     def _cube_action(self, g: _GameState, row: list[Any]) -> CubeAction:

@@ -103,6 +103,9 @@ class VerifiedGame:
     cube_actions: tuple[CubeAction, ...] = ()
     resign_level: int | None = None
     jacoby_applied: bool = False
+    #: Actions counted (rolls and cube actions): the number of Turn rows the store keeps,
+    #: known also where a plain validation builds none.
+    n_turns: int = 0
 
 
 @dataclass(frozen=True, slots=True)

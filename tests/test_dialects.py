@@ -1,5 +1,5 @@
 """One test per dialect quirk the .mat reader accepts, each on its sample in sample_logs/mat/
-(written by sample_logs/make_samples.py; docs/DIALECTS.md lists them all).
+(written by tests/make_samples.py; docs/DIALECTS.md lists them all).
 
 Every sample is a legal match, so besides the quirk itself each test checks that the record
 replays without an error: a cell given to the wrong player or a step misread would show as an

@@ -41,15 +41,20 @@ _OTHER_TEXT = (
 )
 
 _SGF_START = re.compile(r"\A\s*\(\s*;")
+_SGF_LATER = re.compile(r"\(\s*;\s*(?:[A-Za-z]+\s*\[[^\]]*\]\s*)*(?:FF|GM)\s*\[")
 
 
 def sniff_format(text: str) -> str | None:
-    """ "sgf", "mat" or None, from the content (never the file name)."""
+    """The format of a text: "sgf", "mat" or None, from the content (never the file name)."""
     if _SGF_START.match(text):
         return "sgf"
     from bgparse.readers.mat import has_match_line
 
-    return "mat" if has_match_line(text) else None
+    if has_match_line(text):
+        return "mat"
+    # An SGF collection after some junk (a mail header, a note): a game tree opening with
+    # FF or GM properties somewhere near the start.
+    return "sgf" if _SGF_LATER.search(text[:65536]) else None
 
 
 def _fail(

@@ -6,7 +6,7 @@ covers a quirk (hidden plays, Snowie dumps, XG set-up lines, Galaxy's stray row 
 encodings), edited afterwards by the small functions below. Nothing here is copied from any
 other program's files. Run from the project root to regenerate (deterministic):
 
-    .venv/bin/python sample_logs/make_samples.py
+    .venv/bin/python tests/make_samples.py
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from bgparse.rules.ids import encode_xgid_board
 from bgparse.verified import VerifiedMatch
 from bgparse.writers.mat import MatStyle, write_mat
 
-OUT = Path(__file__).resolve().parent / "mat"
+OUT = Path(__file__).resolve().parents[1] / "sample_logs" / "mat"
 
 STUDIO = MatStyle(
     bar="bar",

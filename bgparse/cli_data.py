@@ -1,0 +1,286 @@
+"""The dataset commands of the CLI: `import`, `query` and `stats` (added to the app by
+`register`). A thin layer: library errors become one-line messages and exit codes here.
+
+Exit codes: 0 every input imported (or a duplicate, or already in the dataset); 1 some input
+was quarantined; 2 usage error, missing dataset or input, dataset locked by another import;
+3 the import failed (a worker process died), nothing committed; 130 interrupted, nothing
+committed.
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import sys
+from concurrent.futures import BrokenExecutor
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from bgparse.stats import STATISTICS, Statistic
+
+__all__ = ["register"]
+
+_MiB = 1024 * 1024
+_QUARANTINE_SHOWN = 20
+
+
+class OutputFormat(enum.StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+class ExecutorName(enum.StrEnum):
+    local = "local"
+    dask = "dask"
+
+
+_DATA_HELP = "dataset folder (default ./bgdata, or $BGPARSE_DATA)"
+DataOption = Annotated[
+    Path,
+    typer.Option("--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False),
+]
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")]
+_DEFAULT_DATA = Path("bgdata")
+
+
+def _stdout() -> Console:
+    # Off a terminal, no wrapping: a table piped to a file keeps one line per row.
+    return Console(width=None if sys.stdout.isatty() else 1000, soft_wrap=True)
+
+
+def _fail(message: str, code: int = 2) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def import_command(
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="match files, folders (recursive), .zip, .tar, .tar.gz/.tgz archives"),
+    ],
+    data: DataOption = _DEFAULT_DATA,
+    workers: Annotated[
+        int | None,
+        typer.Option("--workers", "-w", min=1, help="worker processes (default: one per core)"),
+    ] = None,
+    source: Annotated[
+        str | None,
+        typer.Option(help="partition label for these inputs (default: each file's producer)"),
+    ] = None,
+    executor: Annotated[
+        ExecutorName, typer.Option(help="run the per-file work locally or on Dask")
+    ] = ExecutorName.local,
+    scheduler: Annotated[
+        str | None, typer.Option(help="Dask scheduler address (default: a local Dask cluster)")
+    ] = None,
+    max_file_mb: Annotated[int, typer.Option(min=1, help="largest file or member, MiB")] = 16,
+    max_archive_mb: Annotated[
+        int, typer.Option(min=1, help="most one archive may expand to, MiB")
+    ] = 4096,
+    max_ratio: Annotated[
+        float, typer.Option(min=2.0, help="largest decompression ratio accepted")
+    ] = 200.0,
+    progress: Annotated[bool, typer.Option(help="show a progress bar on a terminal")] = True,
+) -> None:
+    """Import match files and archives into the dataset: every input is recorded in the
+    `imports` ledger as imported, duplicate or quarantined; inputs already there are skipped."""
+    from bgparse.ingest import ImportOptions, ImportProgress, run_import
+    from bgparse.store.dataset import DatasetError
+    from bgparse.store.inputs import Limits, scan_inputs
+
+    options = ImportOptions(
+        workers=workers,
+        source=source,
+        executor=executor.value,
+        scheduler=scheduler,
+        limits=Limits(
+            max_file_bytes=max_file_mb * _MiB,
+            max_archive_bytes=max_archive_mb * _MiB,
+            max_ratio=max_ratio,
+        ),
+    )
+    err = Console(stderr=True)
+    show = progress and err.is_terminal
+    bar = None
+    on_progress = None
+    if show:
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        _, total = scan_inputs(paths)
+        bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=True,
+        )
+        task = bar.add_task("importing", total=total or None)
+
+        def on_progress(p: ImportProgress) -> None:
+            bar.update(
+                task,
+                completed=p.bytes_done,
+                description=f"{p.inputs:,} files, {p.matches:,} matches",
+            )
+
+        bar.start()
+    try:
+        summary = run_import(paths, data, options, on_progress=on_progress)
+    except (DatasetError, FileNotFoundError) as exc:
+        raise _fail(str(exc)) from None
+    except BrokenExecutor:
+        raise _fail(
+            "a worker process died (out of memory?): nothing was committed, the dataset is as "
+            "it was",
+            3,
+        ) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted: nothing was committed, the dataset is as it was", 130) from None
+    finally:
+        if bar is not None:
+            bar.stop()
+    mb = summary.bytes_done / 1e6
+    rate = mb / summary.seconds if summary.seconds > 0 else 0.0
+    typer.echo(
+        f"{summary.inputs:,} inputs: {summary.imported:,} imported, "
+        f"{summary.duplicate:,} duplicate, {summary.quarantined:,} quarantined, "
+        f"{summary.skipped:,} already in the dataset; stored {summary.matches:,} matches, "
+        f"{summary.games:,} games, {summary.turns:,} turns, {summary.cube_actions:,} doubles "
+        f"in {data}; {mb:.1f} MB in {summary.seconds:.1f} s ({rate:.1f} MB/s)"
+    )
+    for path, reason in summary.quarantine[:_QUARANTINE_SHOWN]:
+        typer.echo(f"quarantined: {path}: {reason}", err=True)
+    hidden = summary.quarantined - min(len(summary.quarantine), _QUARANTINE_SHOWN)
+    if hidden > 0:
+        typer.echo(
+            f'... and {hidden:,} more: bgparse query "SELECT path, reason FROM imports '
+            f"WHERE status = 'quarantined'\"",
+            err=True,
+        )
+    if summary.quarantined:
+        raise typer.Exit(1)
+
+
+def _param_value(text: str) -> int | float | str:
+    """A --param as the number it spells, else as text."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
+def query_command(
+    sql: Annotated[str, typer.Argument(help="one SQL statement (DuckDB dialect)")],
+    data: DataOption = _DEFAULT_DATA,
+    fmt: FormatOption = OutputFormat.table,
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param", "-p", help="a value for ? or $1, $2... in the SQL, in order (repeatable)"
+        ),
+    ] = None,
+) -> None:
+    """Run SQL over the dataset: views matches, games, turns, cube_actions, findings, imports,
+    and the bg_* macros of pipelines/ (see 'bgparse stats --list')."""
+    from bgparse.query import QueryError, connect, print_result, run
+    from bgparse.store.dataset import DatasetError
+
+    try:
+        con = connect(data)
+        result = run(con, sql, [_param_value(p) for p in param or []])
+    except (DatasetError, QueryError) as exc:
+        raise _fail(str(exc)) from None
+    print_result(result, fmt.value, _stdout())
+
+
+def _list_statistics() -> None:
+    table = Table(title=Text("Statistics (bgparse stats NAME [options])"), title_justify="left")
+    table.add_column("name")
+    table.add_column("needs")
+    table.add_column("options")
+    table.add_column("description", overflow="fold")
+    for s in STATISTICS.values():
+        opts = " ".join(f"{p.option}" for p in s.params)
+        table.add_row(s.name, s.needs, opts, s.description)
+    _stdout().print(table)
+
+
+def _stats_command(stat: Statistic) -> Any:
+    def command(**values: Any) -> None:
+        from bgparse.query import QueryError, connect, print_result
+        from bgparse.store.dataset import DatasetError
+
+        data = values.pop("data")
+        fmt: OutputFormat = values.pop("fmt")
+        try:
+            con = connect(data)
+            result = stat.run(con, values)
+        except (DatasetError, QueryError) as exc:
+            raise _fail(str(exc)) from None
+        title = stat.title if fmt is OutputFormat.table else None
+        print_result(result, fmt.value, _stdout(), title=title)
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [
+        inspect.Parameter("data", kw, default=_DEFAULT_DATA, annotation=DataOption),
+        inspect.Parameter("fmt", kw, default=OutputFormat.table, annotation=FormatOption),
+    ]
+    for p in stat.params:
+        if p.type is bool:
+            option = typer.Option(f"{p.option}/--no-{p.option[2:]}", help=p.help)
+            annotation: Any = Annotated[bool, option]
+        else:
+            kind = p.type if p.default is not None else (p.type | None)
+            annotation = Annotated[kind, typer.Option(p.option, help=p.help)]
+        params.append(inspect.Parameter(p.name, kw, default=p.default, annotation=annotation))
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in params}
+    command.__doc__ = stat.description
+    command.__name__ = stat.name.replace("-", "_")
+    return command
+
+
+def _stats_app() -> typer.Typer:
+    app = typer.Typer(
+        help="Named statistics over the dataset ('bgparse stats --list' describes them).",
+        invoke_without_command=True,
+        no_args_is_help=False,
+    )
+
+    @app.callback()
+    def stats(
+        ctx: typer.Context,
+        list_: Annotated[bool, typer.Option("--list", help="describe every statistic")] = False,
+    ) -> None:
+        """Run a named statistic: bgparse stats NAME [options]."""
+        # Without a NAME the list is what anyone asking would want, --list or not.
+        if ctx.invoked_subcommand is None:
+            _list_statistics()
+
+    for stat in STATISTICS.values():
+        app.command(stat.name, help=stat.description)(_stats_command(stat))
+    return app
+
+
+def register(app: typer.Typer) -> None:
+    """Add `import`, `query` and `stats` to the bgparse command-line app."""
+    app.command("import")(import_command)
+    app.command("query")(query_command)
+    app.add_typer(_stats_app(), name="stats")

@@ -1,0 +1,978 @@
+"""Import: the one place that strings read → replay → store together, and runs it over inputs.
+
+Two halves. `process_file` is pure: one input's bytes in, Arrow rows of every table and the
+input's status out; it never touches the dataset, so it runs anywhere (in this process, a
+process pool, a Dask cluster). `run_import` is the executor: it enumerates inputs
+(`bgparse.store.inputs`), skips what the ledger already holds, sends the rest in bounded chunks
+to workers, and hands results to a dataset transaction *in input order*, so which of two copies
+of a match is stored and which is a duplicate never depends on scheduling.
+"""
+
+from __future__ import annotations
+
+import binascii
+import contextlib
+import functools
+import gc
+import hashlib
+import json
+import multiprocessing
+import multiprocessing.connection
+import os
+import re
+import secrets
+import threading
+import time
+import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import UTC, date, datetime
+from importlib import metadata
+from typing import Any, Literal, TypeVar
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc
+
+from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.store.dataset import Dataset, DatasetError, KnownInputs, Transaction
+from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
+from bgparse.store.schema import SCHEMA_VERSION, TABLES
+from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
+
+__all__ = [
+    "START_POSITION_ID",
+    "FileResult",
+    "FileTask",
+    "ImportContext",
+    "ImportOptions",
+    "ImportProgress",
+    "ImportSummary",
+    "UnitResult",
+    "Verify",
+    "bgparse_version",
+    "canonical_match",
+    "is_race",
+    "match_uid",
+    "process_file",
+    "process_unit",
+    "run_import",
+    "verify_file",
+]
+
+#: GNU Position ID of the standard starting position (either side on roll).
+START_POSITION_ID = "4HPwATDgc/ABMA"
+_ROLL_KINDS = frozenset({"play", "dance", "hidden"})
+_QUARANTINE_EXAMPLES = 200
+
+#: bytes and path in, verified matches out; raises SyntaxRecordError for an unreadable file.
+Verify = Callable[[bytes, str], list[VerifiedMatch]]
+
+
+def bgparse_version() -> str:
+    try:
+        return metadata.version("bgparse")
+    except metadata.PackageNotFoundError:
+        return "0+unknown"
+
+
+def verify_file(data: bytes, path: str) -> list[VerifiedMatch]:
+    """Read and replay every match of one file. The readers' own findings (syntax, layout)
+    are merged into each match's findings so the dataset keeps them all."""
+    # Imported here so that the store and the CLI's --help never pay for the grammars.
+    from bgparse.readers import iter_records
+    from bgparse.replay import replay
+
+    out = []
+    for record in iter_records(data, path):
+        vm = replay(record)
+        if record.errors:
+            seen = {_finding_key(f) for f in vm.findings}
+            extra = tuple(f for f in record.errors if _finding_key(f) not in seen)
+            if extra:
+                vm = replace(vm, findings=extra + vm.findings)
+        out.append(vm)
+    return out
+
+
+def _finding_key(f: Finding) -> tuple[str, int, int, str]:
+    return (f.code, f.line, f.column, f.message)
+
+
+# --- match identity ------------------------------------------------------------------------
+
+
+def _norm_name(name: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", name).split())
+
+
+def _roll_text(dice: tuple[int, int] | None) -> str | None:
+    if dice is None:
+        return None
+    hi, lo = max(dice), min(dice)
+    return f"{hi}{lo}"
+
+
+def canonical_match(vm: VerifiedMatch) -> str:
+    """The content that identifies a match, whatever file or format it came from: players,
+    length, and per game its starting position, every roll, play and cube action, and who won
+    how much. Paths, dates, comments and dice order are left out, so the same match exported as
+    `.mat` and as `.sgf` gets the same identity."""
+    lines = [
+        "bgparse-match/1",
+        f"players\t{_norm_name(vm.players[0])}\t{_norm_name(vm.players[1])}",
+        f"length\t{vm.length}",
+    ]
+    for g in vm.games:
+        # The first position tells a game set up mid-way from one played from the start.
+        lines.append(f"game\t{g.turns[0].position_id if g.turns else ''}")
+        for t in g.turns:
+            lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.play}")
+        lines.append(f"result\t{g.winner}\t{g.points}")
+    return "\n".join(lines) + "\n"
+
+
+def match_uid(vm: VerifiedMatch) -> tuple[bytes, str]:
+    """(16-byte match_uid, SHA-256 hex of the canonical content)."""
+    digest = hashlib.sha256(canonical_match(vm).encode("utf-8")).digest()
+    return digest[:16], digest.hex()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_race(position_id: str) -> bool | None:
+    """True when no contact is left (no checker of one side behind one of the other); None
+    for a string that is not a Position ID. Symmetric in the sides, so the ID's side order
+    does not matter. Cached: openings and bear-offs repeat across games."""
+    try:
+        key = binascii.a2b_base64(position_id + "==", strict_mode=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(key) != 10:
+        return None
+    # The key is a little-endian bit string: per side, per point 1..24 then the bar, a run of
+    # 1s (one per checker) closed by a 0. Splitting on "0" gives the runs.
+    runs = format(int.from_bytes(key, "little"), "080b")[::-1].split("0")
+    if len(runs) < 51:
+        return None
+    back = _rearmost(runs, 0) + _rearmost(runs, 25)
+    # Side A's point p is the other side's point 25 - p: they can still meet only while the
+    # two rearmost checkers have not passed each other.
+    return back < 25
+
+
+def _rearmost(runs: list[str], start: int) -> int:
+    for point in range(25, 0, -1):
+        if runs[start + point - 1]:
+            return point
+    return 0
+
+
+# --- rows ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportContext:
+    """What every row of one import shares."""
+
+    import_id: str
+    imported_at: datetime
+    bgparse_version: str
+    source: str | None = None  # partition label; None: each match's producer (dialect)
+
+
+@dataclass(frozen=True, slots=True)
+class FileTask:
+    path: str
+    data: bytes
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCounts:
+    uid: bytes
+    games: int
+    turns: int
+    cube_actions: int
+    findings: int = 0
+    errors: int = 0
+    repeat: bool = False  # an earlier file of the same unit (or this file) has it: no rows
+
+
+@dataclass(slots=True)
+class FileResult:
+    """What one input became: its status, and its rows by table and partition (every row
+    carries `match_uid`, NULL for findings about the file as a whole)."""
+
+    path: str
+    status: Literal["ok", "quarantined"]
+    reason: str | None = None
+    matches: list[MatchCounts] = field(default_factory=list)
+    tables: dict[PartKey, pa.RecordBatch] = field(default_factory=dict)
+    findings: int = 0  # about the file as a whole (an unreadable file's)
+    errors: int = 0
+
+
+@dataclass(slots=True)
+class UnitResult:
+    """A unit's files (their `tables` emptied) and all their rows, one batch per table and
+    partition, as Arrow IPC bytes: far cheaper to send between processes than pickled
+    batches, and one batch per unit rather than per file keeps the importer's work small."""
+
+    files: list[FileResult]
+    ipc: dict[PartKey, bytes]
+
+    def batches(self) -> dict[PartKey, pa.RecordBatch]:
+        return {
+            key: pa.ipc.read_record_batch(pa.py_buffer(data), TABLES[key[0]])
+            for key, data in self.ipc.items()
+        }
+
+
+def _label(text: str | None) -> str:
+    s = re.sub(r"[^a-z0-9_.-]+", "_", (text or "").strip().lower()).strip("_.")
+    return s[:40] or "unknown"
+
+
+_DATE = re.compile(r"(\d{4})[-./](\d{1,2})[-./](\d{1,2})")
+
+
+def _match_date(text: str | None) -> tuple[date | None, int | None]:
+    """(date, year) of a record's date text; None for what it does not say plausibly."""
+    t = (text or "").strip()
+    year = int(t[:4]) if re.match(r"\d{4}", t) else None
+    if year is None or not 1900 <= year <= 2100:
+        return None, None
+    m = _DATE.match(t)
+    try:
+        return (date(int(m[1]), int(m[2]), int(m[3])) if m else None), year
+    except ValueError:  # 2021-02-30
+        return None, year
+
+
+def _rule(vm: VerifiedMatch, key: str, fallback: Any) -> Any:
+    value = vm.rules.get(key)
+    return fallback if value is None else value
+
+
+def _post_crawford(vm: VerifiedMatch) -> list[bool]:
+    out = []
+    crawford_seen = False
+    for g in vm.games:
+        away = [vm.length - s for s in g.score_before]
+        out.append(vm.length > 0 and crawford_seen and not g.crawford and 1 in away)
+        crawford_seen = crawford_seen or g.crawford
+    return out
+
+
+#: Where a table's rows go: (table, source, year); source and year are None for the ledger.
+PartKey = tuple[str, str | None, int | None]
+
+
+def _to_batch(table: str, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
+    """Row tuples in the order of the table's columns as one record batch (built column by
+    column: far faster than from a list of dicts)."""
+    schema = TABLES[table]
+    if not rows:
+        # A table opened for a match that has no rows in it (a game with no turns).
+        return pa.RecordBatch.from_pylist([], schema=schema)
+    columns = zip(*rows, strict=True)
+    arrays = [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+class _Rows:
+    """Rows of one file's matches, as tuples in schema order, turned into batches at the end."""
+
+    def __init__(self, ctx: ImportContext, task: FileTask) -> None:
+        self.ctx = ctx
+        self.task = task
+        self.rows: dict[PartKey, list[tuple[Any, ...]]] = {}
+
+    def table(self, name: str, source: str, year: int | None) -> list[tuple[Any, ...]]:
+        return self.rows.setdefault((name, source, year), [])
+
+    def batches(self) -> dict[PartKey, pa.RecordBatch]:
+        return {key: _to_batch(key[0], rows) for key, rows in self.rows.items()}
+
+    def add_file_finding(self, f: Finding, source: str) -> None:
+        self._finding(f, None, None, source, None)
+
+    def _finding(
+        self,
+        f: Finding,
+        uid: bytes | None,
+        index: int | None,
+        source: str,
+        year: int | None,
+    ) -> None:
+        excerpt = f.source_line.rstrip("\r\n")[:200] if f.source_line is not None else None
+        self.table("findings", source, year).append(
+            (
+                self.task.sha256,
+                self.task.path,
+                uid,
+                index,
+                f.game,
+                f.turn,
+                f.code,
+                str(f.severity),
+                f.message,
+                f.line,
+                f.column,
+                excerpt,
+                self.ctx.import_id,
+            )
+        )
+
+    def add_match(self, vm: VerifiedMatch, uid: bytes, content_sha: str) -> MatchCounts:
+        source = _label(self.ctx.source or vm.dialect or vm.format)
+        info = vm.info
+        match_date, year = _match_date(info.event_date)
+        sev = [f.severity for f in vm.findings]
+        n_errors = sev.count(Severity.ERROR)
+        ratings = info.ratings
+        self.table("matches", source, year).append(
+            (
+                uid,
+                content_sha,
+                self.task.sha256,
+                self.task.path,
+                vm.index,
+                vm.format,
+                vm.dialect,
+                self.ctx.import_id,
+                self.ctx.imported_at,
+                self.ctx.bgparse_version,
+                match_date,
+                info.event_date,
+                info.site,
+                info.event,
+                info.round,
+                vm.players[0],
+                vm.players[1],
+                _norm_name(vm.players[0]).casefold(),
+                _norm_name(vm.players[1]).casefold(),
+                ratings[0] if ratings[0] is not None else info.elo1,
+                ratings[1] if ratings[1] is not None else info.elo2,
+                vm.length,
+                _rule(vm, "variant", info.variation),
+                _rule(vm, "crawford", info.crawford),
+                _rule(vm, "jacoby", info.jacoby),
+                _rule(vm, "beaver", info.beaver),
+                _rule(vm, "cube_limit", info.cube_limit),
+                len(vm.games),
+                vm.final_score[0],
+                vm.final_score[1],
+                vm.winner,
+                vm.length == 0 or vm.winner is not None,
+                n_errors == 0,
+                n_errors,
+                sev.count(Severity.WARNING),
+                sev.count(Severity.INFO),
+                json.dumps(vm.rules, sort_keys=True, default=str),
+                json.dumps([list(kv) for kv in vm.tags], ensure_ascii=False),
+            )
+        )
+        turns = cubes = 0
+        for i, (g, post) in enumerate(zip(vm.games, _post_crawford(vm), strict=True)):
+            turns += self._game(vm, i, g, post, uid, source, year)
+            cubes += self._cube_actions(vm, g, post, uid, source, year)
+        for f in vm.findings:
+            self._finding(f, uid, vm.index, source, year)
+        return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors)
+
+    def _game(
+        self,
+        vm: VerifiedMatch,
+        index: int,
+        g: VerifiedGame,
+        post: bool,
+        uid: bytes,
+        source: str,
+        year: int | None,
+    ) -> int:
+        length = vm.length
+        away = (length - g.score_before[0], length - g.score_before[1]) if length else None
+        rolls = [t for t in g.turns if t.kind in _ROLL_KINDS and t.dice is not None]
+        opening: Turn | None = None
+        reply: Turn | None = None
+        if rolls and rolls[0].position_id == START_POSITION_ID:
+            opening = rolls[0]
+            reply = next((t for t in rolls[1:] if t.side != opening.side), None)
+        self.table("games", source, year).append(
+            (
+                uid,
+                g.number,
+                index,
+                length,
+                g.score_before[0],
+                g.score_before[1],
+                g.score_written[0],
+                g.score_written[1],
+                away[0] if away else None,
+                away[1] if away else None,
+                g.crawford,
+                post,
+                opening.side if opening else None,
+                _roll_text(opening.dice) if opening else None,
+                (opening.play or None) if opening and opening.kind == "play" else None,
+                _roll_text(reply.dice) if reply else None,
+                (reply.play or None) if reply and reply.kind == "play" else None,
+                len(g.turns),
+                g.plays,
+                g.dances,
+                g.doubles,
+                g.takes,
+                g.drops,
+                g.beavers,
+                g.cube,
+                g.cube_owner,
+                g.end,
+                g.winner,
+                g.result_type,
+                g.points,
+                g.resign_level,
+                g.jacoby_applied,
+                g.final_position_id,
+                g.final_match_id,
+                g.line,
+            )
+        )
+        moves = [0, 0]
+        rolls_before = 0
+        rows = self.table("turns", source, year)
+        for t in g.turns:
+            side = t.side
+            dice = t.dice
+            rolled = t.kind in _ROLL_KINDS and dice is not None
+            score = t.score
+            rows.append(
+                (
+                    uid,
+                    g.number,
+                    t.ply,
+                    side,
+                    t.kind,
+                    moves[side] + 1,
+                    rolls_before,
+                    t.position_id or None,
+                    t.match_id or None,
+                    dice[0] if dice else None,
+                    dice[1] if dice else None,
+                    _roll_text(dice),
+                    (dice[0] == dice[1]) if dice else None,
+                    t.play or None,
+                    t.written or None,
+                    list(t.steps) if t.kind == "play" else None,
+                    t.hits,
+                    t.pips[0],
+                    t.pips[1],
+                    is_race(t.position_id) if t.position_id else None,
+                    t.cube_value,
+                    t.cube_owner,
+                    score[side],
+                    score[1 - side],
+                    t.away[0] if t.away else None,
+                    t.away[1] if t.away else None,
+                    t.crawford,
+                    t.legal,
+                    t.n_legal,
+                    t.line,
+                    t.column,
+                )
+            )
+            if rolled:
+                moves[side] += 1
+                rolls_before += 1
+        return len(g.turns)
+
+    def _cube_actions(
+        self,
+        vm: VerifiedMatch,
+        g: VerifiedGame,
+        post: bool,
+        uid: bytes,
+        source: str,
+        year: int | None,
+    ) -> int:
+        # Per action index: rolls before it, and the mover's turn number.
+        rolls_before: list[int] = []
+        move_no: list[int] = []
+        moves = [0, 0]
+        n = 0
+        for t in g.turns:
+            rolls_before.append(n)
+            move_no.append(moves[t.side] + 1)
+            if t.kind in _ROLL_KINDS and t.dice is not None:
+                n += 1
+                moves[t.side] += 1
+        total_rolls = n
+        for i, ca in enumerate(g.cube_actions):
+            doubler, taker = ca.doubler, 1 - ca.doubler
+            turn = g.turns[ca.turn] if 0 <= ca.turn < len(g.turns) else None
+            before = rolls_before[ca.turn] if turn else 0
+            owner_before = turn.cube_owner if turn else (-1 if ca.cube_before == 1 else doubler)
+            later = g.cube_actions[i + 1 :]
+            self.table("cube_actions", source, year).append(
+                (
+                    uid,
+                    g.number,
+                    ca.turn,
+                    doubler,
+                    taker,
+                    move_no[ca.turn] if turn else 0,
+                    before,
+                    i == 0,
+                    ca.cube_before,
+                    ca.cube_before * 2,
+                    ca.cube_after,
+                    owner_before == doubler,
+                    ca.response,
+                    ca.position_id or None,
+                    ca.match_id or None,
+                    ca.pips[0],
+                    ca.pips[1],
+                    ca.pips[1] - ca.pips[0],
+                    is_race(ca.position_id) if ca.position_id else None,
+                    vm.length,
+                    ca.score[doubler],
+                    ca.score[taker],
+                    ca.away[0] if ca.away else None,
+                    ca.away[1] if ca.away else None,
+                    ca.crawford,
+                    post,
+                    g.winner,
+                    None if g.winner is None else g.winner == doubler,
+                    ca.doubler_result,
+                    g.end,
+                    g.result_type,
+                    g.cube,
+                    any(c.doubler == taker for c in later),
+                    total_rolls - before,
+                    ca.line,
+                    ca.column,
+                )
+            )
+        return len(g.cube_actions)
+
+
+def process_file(task: FileTask, ctx: ImportContext, verify: Verify = verify_file) -> FileResult:
+    """One input's bytes to rows. Never raises: a file that cannot be read, holds no match, or
+    trips an internal error comes back quarantined with the reason."""
+    return _process(task, ctx, verify, set())
+
+
+def _process(task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes]) -> FileResult:
+    """`seen`: matches of the unit so far; a match met again gets no rows (input order decides
+    which copy is kept, not the schedule)."""
+    rows = _Rows(ctx, task)
+    added: set[bytes] = set()
+    try:
+        matches = verify(task.data, task.path)
+        if not matches:
+            return FileResult(task.path, "quarantined", "no match found in the file")
+        counts: list[MatchCounts] = []
+        for vm in matches:
+            uid, content_sha = match_uid(vm)
+            if uid in seen:
+                counts.append(MatchCounts(uid, 0, 0, 0, repeat=True))
+            else:
+                seen.add(uid)
+                added.add(uid)
+                counts.append(rows.add_match(vm, uid, content_sha))
+        return FileResult(task.path, "ok", None, counts, rows.batches())
+    except SyntaxRecordError as exc:
+        f = exc.finding
+        rows = _Rows(ctx, task)
+        rows.add_file_finding(f, _label(ctx.source))
+        errors = int(f.severity is Severity.ERROR)
+        reason = f"{f.code} {f.message}"
+        return FileResult(task.path, "quarantined", reason, [], rows.batches(), 1, errors)
+    except Exception as exc:
+        # One broken file must not stop an import of thousands; the ledger keeps the reason.
+        seen -= added  # the file keeps no rows: a later copy of its matches is the first
+        reason = f"internal error: {type(exc).__name__}: {exc}"
+        return FileResult(task.path, "quarantined", reason[:500])
+
+
+def process_unit(
+    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify = verify_file
+) -> UnitResult:
+    """The work sent to one worker: a few files at a time, so the pool's overhead is paid per
+    chunk, not per small file."""
+    seen: set[bytes] = set()
+    files = []
+    parts: dict[PartKey, list[pa.RecordBatch]] = {}
+    for task in tasks:
+        res = _process(task, ctx, verify, seen)
+        for key, batch in res.tables.items():
+            parts.setdefault(key, []).append(batch)
+        res.tables = {}
+        files.append(res)
+    ipc = {key: pa.concat_batches(bs).serialize().to_pybytes() for key, bs in parts.items()}
+    return UnitResult(files, ipc)
+
+
+# --- the executor --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ImportOptions:
+    workers: int | None = None  # None: one per core
+    source: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    executor: Literal["local", "dask"] = "local"
+    scheduler: str | None = None  # Dask scheduler address; None starts a local cluster
+    chunk_files: int = 64
+    chunk_bytes: int = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class ImportProgress:
+    bytes_done: int  # on-disk bytes of the inputs consumed so far
+    inputs: int
+    matches: int
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    import_id: str
+    committed: bool = False
+    inputs: int = 0  # every input met, including those skipped
+    imported: int = 0
+    duplicate: int = 0
+    quarantined: int = 0
+    skipped: int = 0  # already in the dataset
+    matches: int = 0
+    duplicate_matches: int = 0
+    games: int = 0
+    turns: int = 0
+    cube_actions: int = 0
+    findings: int = 0
+    bytes_done: int = 0
+    seconds: float = 0.0
+    quarantine: list[tuple[str, str]] = field(default_factory=list)  # first few (path, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class _Meta:
+    """The ledger facts of one input, kept in the parent (the bytes go to a worker)."""
+
+    path: str
+    kind: str
+    sha256: str | None
+    size: int | None
+    archive_path: str | None = None
+    archive_sha256: str | None = None
+
+    @classmethod
+    def of(cls, item: InputFile | Rejected | Archive) -> _Meta:
+        if isinstance(item, Archive):
+            return cls(item.path, "archive", item.sha256, item.size)
+        size = len(item.data) if isinstance(item, InputFile) else item.size
+        return cls(item.path, item.kind, item.sha256, size, item.archive_path, item.archive_sha256)
+
+
+_T = TypeVar("_T")
+
+
+class _Inline(Executor):
+    """Runs submissions at once in this process: `--workers 1`, and deterministic tests."""
+
+    def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
+        fut: Future[_T] = Future()
+        try:
+            fut.set_result(fn(*args, **kwargs))
+        except BaseException as exc:
+            fut.set_exception(exc)
+        return fut
+
+
+#: Reading and replaying make many small objects and keep few: collecting garbage less often
+#: makes the per-file work about half again as fast.
+_GC_THRESHOLD = (50_000, 20, 20)
+
+
+def _init_worker() -> None:
+    """Worker initializer: batch-friendly garbage collection, and exit when the importing
+    process is gone. Killed with -9, it cannot tell its pool; and a forkserver's workers keep
+    each other's pipes open, so without this they would wait for work forever."""
+    gc.set_threshold(*_GC_THRESHOLD)
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        # The sentinel becomes readable when the importer's end of the pipe closes: it died.
+        multiprocessing.connection.wait([parent.sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="bgparse-parent-watch").start()
+
+
+def _make_executor(options: ImportOptions, workers: int) -> tuple[Executor, Callable[[], None]]:
+    if options.executor == "dask":
+        try:
+            from dask.distributed import Client  # type: ignore[import-not-found]
+        except ImportError as exc:
+            raise DatasetError(
+                "--executor dask needs the dask extra: pip install 'bgparse[dask]'"
+            ) from exc
+        if options.scheduler:
+            client = Client(options.scheduler)
+        else:
+            client = Client(n_workers=workers, threads_per_worker=1, processes=True)
+        return client.get_executor(), client.close
+    if workers <= 1:
+        return _Inline(), lambda: None
+    # forkserver: workers must not inherit the dataset lock's descriptor (a forked child would
+    # keep the flock alive after the importer dies).
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context(method),
+        initializer=_init_worker,
+    )
+    return pool, lambda: pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _new_import_id() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(4)
+
+
+class _Importer:
+    """The parent's side of one import: ledger decisions, dedup, writes, in input order."""
+
+    def __init__(
+        self,
+        tx: Transaction,
+        ctx: ImportContext,
+        known_uids: set[bytes],
+        summary: ImportSummary,
+        on_progress: Callable[[ImportProgress], None] | None,
+    ) -> None:
+        self.tx = tx
+        self.ctx = ctx
+        self.uids = known_uids
+        self.summary = summary
+        self.on_progress = on_progress
+        self.ledger: list[tuple[Any, ...]] = []
+
+    def progress(self, consumed: int) -> None:
+        s = self.summary
+        s.bytes_done += consumed
+        if self.on_progress is not None:
+            self.on_progress(ImportProgress(s.bytes_done, s.inputs, s.matches))
+
+    def record(
+        self,
+        meta: _Meta,
+        status: str,
+        reason: str | None,
+        counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0),
+        findings: tuple[int, int] = (0, 0),
+    ) -> None:
+        """One ledger row: `counts` are (matches, duplicate matches, games, turns, doubles),
+        `findings` (findings, errors)."""
+        s = self.summary
+        if status == "imported":
+            s.imported += 1
+        elif status == "duplicate":
+            s.duplicate += 1
+        else:
+            s.quarantined += 1
+            if len(s.quarantine) < _QUARANTINE_EXAMPLES:
+                s.quarantine.append((meta.path, reason or ""))
+        c = self.ctx
+        self.ledger.append(
+            (
+                *(c.import_id, c.imported_at, meta.path, meta.kind, meta.archive_path),
+                *(meta.archive_sha256, meta.size, meta.sha256, status, reason),
+                *(c.bgparse_version, SCHEMA_VERSION, *counts, *findings),
+            )
+        )
+        if len(self.ledger) >= 4096:
+            self.flush_ledger()
+
+    def flush_ledger(self) -> None:
+        if self.ledger:
+            self.tx.add("imports", _to_batch("imports", self.ledger))
+            self.ledger = []
+
+    def unit(self, metas: list[_Meta], res: UnitResult) -> None:
+        """A unit's results, in input order. Its matches already stored (by an earlier unit or
+        import) lose their rows here; repeats within the unit were dropped by the worker."""
+        known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
+        tables = res.batches()
+        if known:
+            value_set = pa.array(list(known), type=pa.binary(16))
+            tables = {
+                key: batch.filter(
+                    pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
+                )
+                for key, batch in tables.items()
+            }
+        for (table, source, year), batch in tables.items():
+            self.tx.add(table, batch, source, year)
+        for meta, f in zip(metas, res.files, strict=True):
+            self.result(meta, f, known)
+
+    def result(self, meta: _Meta, res: FileResult, known: set[bytes]) -> None:
+        s = self.summary
+        if res.status == "quarantined":
+            s.findings += res.findings
+            self.record(meta, "quarantined", res.reason, findings=(res.findings, res.errors))
+            return
+        fresh = [m for m in res.matches if not m.repeat and m.uid not in known]
+        self.uids.update(m.uid for m in fresh)
+        dupes = len(res.matches) - len(fresh)
+        games = sum(m.games for m in fresh)
+        turns = sum(m.turns for m in fresh)
+        cubes = sum(m.cube_actions for m in fresh)
+        findings = sum(m.findings for m in fresh)
+        s.matches += len(fresh)
+        s.duplicate_matches += dupes
+        s.games += games
+        s.turns += turns
+        s.cube_actions += cubes
+        s.findings += findings
+        reason = f"{dupes} of {len(res.matches)} matches already stored" if dupes else None
+        self.record(
+            meta,
+            "imported" if fresh else "duplicate",
+            reason,
+            (len(fresh), dupes, games, turns, cubes),
+            (findings, sum(m.errors for m in fresh)),
+        )
+
+
+def run_import(
+    paths: Iterable[str | os.PathLike[str]],
+    root: str | os.PathLike[str],
+    options: ImportOptions | None = None,
+    *,
+    verify: Verify = verify_file,
+    on_progress: Callable[[ImportProgress], None] | None = None,
+    executor: Executor | None = None,
+) -> ImportSummary:
+    """Import every input under `paths` into the dataset at `root` as one atomic commit.
+
+    Raises DatasetLocked when another import holds the dataset, DatasetError for a folder
+    that is not a dataset. `verify` must be picklable (a module-level function) for a process
+    pool; `executor` replaces the pool (any concurrent.futures Executor)."""
+    opts = options or ImportOptions()
+    tops = [os.fspath(p) for p in paths]
+    for p in tops:
+        if not os.path.lexists(p):
+            raise FileNotFoundError(f"no such file or folder: {p}")
+    workers = opts.workers or len(os.sched_getaffinity(0))
+    version = bgparse_version()
+    ds = Dataset(root)
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        # Batch-friendly garbage collection for the work done in this process, restored after.
+        stack.callback(gc.set_threshold, *gc.get_threshold())
+        gc.set_threshold(*_GC_THRESHOLD)
+        stack.enter_context(ds.lock())
+        known = ds.known_inputs(version)
+        ctx = ImportContext(
+            _new_import_id(), datetime.now(UTC).replace(microsecond=0), version, opts.source
+        )
+        summary = ImportSummary(ctx.import_id)
+        tx = ds.begin(ctx.import_id, version)
+        importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress)
+        try:
+            if executor is None:
+                executor, close = _make_executor(opts, workers)
+                stack.callback(close)
+            _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1))
+            importer.flush_ledger()
+            summary.committed = tx.commit() is not None
+        except BaseException:
+            tx.abort()
+            raise
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _pump(
+    paths: list[str],
+    root: str | os.PathLike[str],
+    opts: ImportOptions,
+    known: KnownInputs,
+    importer: _Importer,
+    executor: Executor,
+    verify: Verify,
+    workers: int,
+) -> None:
+    summary = importer.summary
+    ctx = importer.ctx
+    seen_content: set[str] = set()  # inputs and archives of this import, by SHA-256
+    seen_paths: set[str] = set()  # refused inputs of this import, by path
+    pending: deque[tuple[Future[UnitResult], list[_Meta], int]] = deque()
+    chunk: list[FileTask] = []
+    metas: list[_Meta] = []
+    chunk_bytes = 0
+    chunk_consumed = 0
+    # Two chunks per worker in flight: enough to keep workers busy, and a fixed bound on the
+    # bytes held in memory however many inputs there are.
+    max_inflight = 2 * workers
+
+    def drain(limit: int) -> None:
+        while len(pending) > limit:
+            fut, ms, consumed = pending.popleft()
+            importer.unit(ms, fut.result())
+            importer.progress(consumed)
+
+    def submit() -> None:
+        nonlocal chunk, metas, chunk_bytes, chunk_consumed
+        if chunk:
+            fut = executor.submit(process_unit, chunk, ctx, verify)
+            pending.append((fut, metas, chunk_consumed))
+            chunk, metas, chunk_bytes, chunk_consumed = [], [], 0, 0
+            drain(max_inflight)
+
+    def skip_archive(sha: str) -> bool:
+        return sha in known.archives or sha in seen_content
+
+    items = iter_inputs(paths, opts.limits, skip_archive=skip_archive, exclude=[root])
+    for item in items:
+        summary.inputs += 1
+        meta = _Meta.of(item)
+        if isinstance(item, InputFile):
+            if item.sha256 in known.contents:
+                summary.skipped += 1
+            elif item.sha256 in seen_content:
+                why = f"same content as an earlier input (sha256 {item.sha256[:12]}…)"
+                importer.record(meta, "duplicate", why)
+            else:
+                seen_content.add(item.sha256)
+                chunk.append(FileTask(item.path, item.data, item.sha256))
+                metas.append(meta)
+                chunk_bytes += len(item.data)
+                chunk_consumed += item.consumed
+                if len(chunk) >= opts.chunk_files or chunk_bytes >= opts.chunk_bytes:
+                    submit()
+                continue  # progress is credited when the chunk's results come back
+        elif isinstance(item, Rejected):
+            key = item.sha256 or item.path
+            if item.sha256 in known.contents if item.sha256 else item.path in known.paths:
+                summary.skipped += 1
+            elif key in seen_paths:
+                importer.record(meta, "duplicate", "the same input was given twice")
+            else:
+                seen_paths.add(key)
+                importer.record(meta, "quarantined", item.reason)
+        elif item.skipped and item.sha256 in known.archives:
+            summary.skipped += 1
+        elif item.skipped:
+            importer.record(meta, "duplicate", "the same archive was given twice")
+        else:
+            # An archive's own row follows its members' rows.
+            seen_content.add(item.sha256)
+            importer.record(meta, "quarantined" if item.reason else "imported", item.reason)
+        importer.progress(item.consumed)
+    submit()
+    drain(0)

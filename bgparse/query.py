@@ -1,0 +1,166 @@
+"""DuckDB over a dataset: a view per table over its committed files, the `pipelines/` macros,
+and rendering a result as a table, CSV or JSON.
+
+Everything runs in an embedded, in-memory DuckDB: no server, nothing written. Views list the
+files the manifest commits (never a glob), so a query never sees an import half done.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import io
+import json
+import math
+import os
+import uuid
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import duckdb
+import pyarrow as pa
+from rich.console import Console
+from rich.table import Table
+
+from bgparse.findings import CODES
+from bgparse.resources import pipelines_dir
+from bgparse.store.dataset import Dataset, DatasetError
+from bgparse.store.schema import PARTITIONED, TABLES, row_schema
+
+__all__ = ["Format", "QueryError", "connect", "print_result", "render", "run"]
+
+Format = Literal["table", "csv", "json"]
+
+
+class QueryError(Exception):
+    """A query DuckDB refused (syntax, unknown column...), with DuckDB's message."""
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def connect(root: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB with views `matches`, `games`, `turns`, `cube_actions`, `findings`,
+    `imports` over the dataset at `root`, the table `finding_codes`, and every view and macro
+    of `pipelines/*.sql`. Raises DatasetError when there is no dataset there."""
+    ds = Dataset(os.path.abspath(root))
+    if not ds.exists():
+        raise DatasetError(f"no dataset at {root} (run 'bgparse import' first, or give --data)")
+    manifest = ds.manifest()
+    con = duckdb.connect(":memory:")
+    for table in TABLES:
+        files = ds.files(table, manifest)
+        if files:
+            listed = ", ".join(_literal(f.as_posix()) for f in files)
+            hive = (
+                "hive_partitioning = true, hive_types = {'source': VARCHAR, 'year': SMALLINT}"
+                if table in PARTITIONED
+                else "hive_partitioning = false"
+            )
+            con.execute(
+                f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], {hive}, "
+                "union_by_name = true)"
+            )
+        else:
+            # An empty table of the right types, so that every macro works on a new dataset.
+            con.register("_bgparse_empty", row_schema(table).empty_table())
+            con.execute(f"CREATE TABLE {table} AS SELECT * FROM _bgparse_empty")
+            con.unregister("_bgparse_empty")
+    codes = pa.table(
+        {
+            "code": list(CODES),
+            "severity": [str(sev) for sev, _ in CODES.values()],
+            "description": [desc for _, desc in CODES.values()],
+        }
+    )
+    con.register("_bgparse_codes", codes)
+    con.execute("CREATE TABLE finding_codes AS SELECT * FROM _bgparse_codes")
+    con.unregister("_bgparse_codes")
+    for path in sorted(pipelines_dir().glob("*.sql")):
+        con.execute(path.read_text(encoding="utf-8"))
+    return con
+
+
+def run(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pa.Table:
+    """Run one statement with positional parameters (`?` or `$1`) and fetch it as Arrow."""
+    try:
+        rel = con.sql(sql, params=list(params) or None)
+        # A statement without a result (CREATE, SET...) has run; it has no rows to show.
+        return rel.to_arrow_table() if rel is not None else pa.table({})
+    except duckdb.Error as exc:
+        raise QueryError(str(exc).strip()) from exc
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly value: UUIDs, dates and decimals as text or numbers, NaN as null."""
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, dt.date | dt.datetime | dt.time):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return "" if not math.isfinite(value) else f"{value:.3f}"
+    if isinstance(value, list | dict):
+        return json.dumps(_plain(value), ensure_ascii=False)
+    return str(_plain(value))
+
+
+def render(result: pa.Table, fmt: Literal["csv", "json"]) -> str:
+    """The result as CSV (a header line, then one line per row) or as a JSON array of objects."""
+    rows = result.to_pylist()
+    if fmt == "json":
+        return json.dumps([_plain(r) for r in rows], ensure_ascii=False, indent=1) + "\n"
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(result.column_names)
+    for r in rows:
+        writer.writerow(["" if v is None else _csv_value(v) for v in r.values()])
+    return out.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    plain = _plain(value)
+    if isinstance(plain, list | dict):
+        return json.dumps(plain, ensure_ascii=False)
+    return "" if plain is None else plain
+
+
+def print_result(
+    result: pa.Table, fmt: Format, console: Console, *, title: str | None = None
+) -> None:
+    """Print a result to `console` in the chosen format; a table has numbers right-aligned and
+    rates to three decimals."""
+    if fmt != "table":
+        console.file.write(render(result, fmt))
+        return
+    table = Table(title=title, title_justify="left", show_lines=False)
+    numeric = [
+        pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+        for t in result.schema.types
+    ]
+    for name, right in zip(result.column_names, numeric, strict=True):
+        table.add_column(name, justify="right" if right else "left", overflow="fold")
+    for row in result.to_pylist():
+        table.add_row(*(_cell(v) for v in row.values()))
+    console.print(table)
+    if result.num_rows == 0:
+        console.print("(no rows)")

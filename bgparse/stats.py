@@ -1,0 +1,229 @@
+"""The named statistics: each a `bg_*` table macro of `pipelines/`, its parameters and a
+description, run with user values passed only as query parameters."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from bgparse.query import run
+
+__all__ = ["STATISTICS", "Param", "Statistic", "get"]
+
+
+def _player_key(name: str) -> str:
+    # The same normalisation as the `player*_key` columns (see bgparse.ingest).
+    return " ".join(unicodedata.normalize("NFC", name).split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One option of a statistic: `--name` on the command line, `arg` in the macro."""
+
+    name: str
+    arg: str
+    type: type
+    default: Any
+    help: str
+    convert: Callable[[Any], Any] | None = None
+
+    @property
+    def option(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+@dataclass(frozen=True, slots=True)
+class Statistic:
+    name: str
+    macro: str
+    title: str
+    description: str
+    needs: str  # "record" (moves, dice, cube, results) or "replay" (positions, pips)
+    params: tuple[Param, ...] = ()
+
+    def sql(self) -> str:
+        args = ", ".join(f"{p.arg} := ?" for p in self.params)
+        return f"SELECT * FROM {self.macro}({args})"
+
+    def run(
+        self, con: duckdb.DuckDBPyConnection, values: Mapping[str, Any] | None = None
+    ) -> pa.Table:
+        """The statistic's rows; `values` by parameter name, defaults for the rest."""
+        given = dict(values or {})
+        unknown = set(given) - {p.name for p in self.params}
+        if unknown:
+            raise ValueError(f"{self.name} has no parameter {sorted(unknown)[0]!r}")
+        params = []
+        for p in self.params:
+            v = given.get(p.name, p.default)
+            params.append(p.convert(v) if (p.convert is not None and v is not None) else v)
+        return run(con, self.sql(), params)
+
+
+_MIN_GAMES = Param("min_games", "min_games", int, 1, "leave out rows with fewer games")
+_MIN_N = Param("min_n", "min_n", int, 1, "leave out rows with fewer cases")
+_LENGTH = Param("length", "for_length", int, None, "only matches of this length (0: money)")
+
+_ALL = (
+    Statistic(
+        "opening-rolls",
+        "bg_opening_roll_win_rate",
+        "Opening roll win rate",
+        "Per opening roll: games, the opening mover's win rate and gammon rate (Wilson 95% CI).",
+        "record",
+        (_MIN_GAMES,),
+    ),
+    Statistic(
+        "opening-plays",
+        "bg_opening_play_share",
+        "Opening play share per roll",
+        "Share of each opening play within its roll; --era-years N splits by N-year eras "
+        "(undated games left out of a split).",
+        "record",
+        (
+            Param("era_years", "era_years", int, 0, "split by eras of this many years (0: no)"),
+            _MIN_GAMES,
+        ),
+    ),
+    Statistic(
+        "opening-outcomes",
+        "bg_opening_play_outcomes",
+        "Opening play outcomes",
+        "Per opening roll and play: the mover's win rate (CI), points per game, gammon rate.",
+        "record",
+        (_MIN_GAMES,),
+    ),
+    Statistic(
+        "reply-plays",
+        "bg_reply_play_share",
+        "Reply play share",
+        "Per opening (roll, play) and reply roll: the share of each reply play (CI).",
+        "record",
+        (
+            Param("roll", "for_roll", str, None, "only this opening roll, high die first: 31"),
+            Param("play", "for_play", str, None, "only this opening play, e.g. '8/5 6/5'"),
+            _MIN_GAMES,
+        ),
+    ),
+    Statistic(
+        "first-mover",
+        "bg_first_mover_edge",
+        "First-mover edge",
+        "Per match length: the opening mover's game win rate, and how often the winner of "
+        "game 1 won the match (CI).",
+        "record",
+    ),
+    Statistic(
+        "match-equity",
+        "bg_empirical_met",
+        "Empirical match equity",
+        "Match winning chances by away-away score and phase (pre-crawford, crawford, "
+        "post-crawford), from each side, with CI, beside the published Kazaross-XG2 table.",
+        "record",
+        (_MIN_N, Param("max_away", "max_away", int, 25, "largest away score shown")),
+    ),
+    Statistic(
+        "cube-rates",
+        "bg_cube_rates_by_score",
+        "Cube rates by score",
+        "By away-away score and initial/redouble: doubles, take, drop and beaver rates, and the "
+        "doubler's win rate after a take (CI).",
+        "record",
+        (_LENGTH, _MIN_N),
+    ),
+    Statistic(
+        "cube-timing",
+        "bg_cube_timing",
+        "Cube timing",
+        "When the first double of a game comes (the doubler's move number), as a share of all "
+        "games, with the running share of games with the cube turned.",
+        "record",
+        (_LENGTH,),
+    ),
+    Statistic(
+        "take-outcomes",
+        "bg_take_outcomes",
+        "Take outcomes and recubes",
+        "Per cube level taken: the doubler's win rate, the taker's recube rate, gammon rate and "
+        "average final cube.",
+        "record",
+        (_MIN_N,),
+    ),
+    Statistic(
+        "gammon-by-cube",
+        "bg_gammon_rate_by_cube",
+        "Gammon rate by final cube",
+        "Per final cube value: share of games ended by a drop; gammon and backgammon rates of "
+        "the rest (CI).",
+        "record",
+    ),
+    Statistic(
+        "gammon-by-score",
+        "bg_gammon_rate_by_score",
+        "Gammon rate by score",
+        "From each side, by away-away score and phase: how often the player won and lost a "
+        "gammon (CI). Money games form one row.",
+        "record",
+        (_MIN_N,),
+    ),
+    Statistic(
+        "race-takes",
+        "bg_race_take_outcomes",
+        "Race take outcomes by pip deficit",
+        "Doubles in pure races by the taker's deficit (% of the doubler's pip count): take rate "
+        "and the taker's win rate after a take (CI).",
+        "replay",
+        (Param("bucket_pct", "bucket_pct", int, 5, "width of a deficit bucket, in %"), _MIN_N),
+    ),
+    Statistic(
+        "dice",
+        "bg_dice_distribution",
+        "Dice distribution",
+        "The 21 rolls against their expected frequencies with each χ² contribution; the "
+        "'total' row has χ² (20 degrees of freedom) and its p-value.",
+        "record",
+        (
+            Param(
+                "include_opening",
+                "include_opening",
+                bool,
+                False,
+                "count opening rolls too (no doublets there)",
+            ),
+        ),
+    ),
+    Statistic(
+        "findings",
+        "bg_findings_summary",
+        "Findings summary",
+        "Validation findings by severity and code: how many, in how many files and matches.",
+        "record",
+    ),
+    Statistic(
+        "player",
+        "bg_player_profile",
+        "Player profile",
+        "Per player (or --name): matches and games won (CI), gammons for and against, doubles "
+        "per game, take rate (CI).",
+        "record",
+        (
+            Param("name", "for_player", str, None, "only this player", convert=_player_key),
+            Param("min_matches", "min_matches", int, 1, "leave out players with fewer matches"),
+        ),
+    ),
+)
+
+#: Every statistic by its command-line name, in the order `bgparse stats --list` shows them.
+STATISTICS: dict[str, Statistic] = {s.name: s for s in _ALL}
+
+
+def get(name: str) -> Statistic:
+    try:
+        return STATISTICS[name]
+    except KeyError:
+        raise KeyError(f"no statistic {name!r}; 'bgparse stats --list' names them") from None

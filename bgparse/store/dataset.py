@@ -1,0 +1,459 @@
+"""The on-disk dataset: Parquet writing, the manifest that commits it, the import lock, the ledger.
+
+Layout under the dataset root::
+
+    _dataset.json                    the manifest: the committed files of every table
+    _lock                            flock'ed by the one import running (holds its pid)
+    _staging/<import_id>/...         files of an import not yet committed
+    <table>/source=S/year=Y/part-<import_id>-NNNN.parquet
+    imports/part-<import_id>-NNNN.parquet
+
+The manifest is the single commit point. An import writes its files under `_staging/`,
+renames them into the tree, then replaces `_dataset.json` atomically (temp file, fsync,
+`os.replace`, fsync of the folder). Readers only ever open the files the manifest lists, so a
+reader sees an import entirely or not at all; a file in the tree that the manifest does not
+list is the leftover of an import killed before its commit, and the next import deletes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import json
+import os
+import shutil
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bgparse.store.schema import (
+    PARTITION_FIELDS,
+    PARTITIONED,
+    SCHEMA_VERSION,
+    TABLES,
+    file_schema,
+)
+
+__all__ = [
+    "MANIFEST_NAME",
+    "Dataset",
+    "DatasetError",
+    "DatasetLocked",
+    "KnownInputs",
+    "Manifest",
+    "Transaction",
+    "WriteOptions",
+]
+
+MANIFEST_NAME = "_dataset.json"
+LOCK_NAME = "_lock"
+STAGING_NAME = "_staging"
+_OWN_NAMES = frozenset({MANIFEST_NAME, LOCK_NAME, STAGING_NAME})
+_NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
+_MERGE_AT = 32  # batches in one partition's buffer before they are made one
+
+
+class DatasetError(Exception):
+    """A dataset cannot be opened or written; the message says why and what to do."""
+
+
+class DatasetLocked(DatasetError):
+    """Another import holds the dataset."""
+
+    def __init__(self, root: Path, pid: int | None) -> None:
+        who = f"pid {pid}" if pid is not None else "another process"
+        super().__init__(f"dataset {root} is being imported by {who}; try again when it ends")
+        self.pid = pid
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """What is committed: per table, the files (relative to the root, '/'-separated)."""
+
+    generation: int = 0
+    files: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    imports: tuple[str, ...] = ()
+    bgparse_version: str = ""
+
+    def to_json(self) -> str:
+        doc = {
+            "format": "bgparse-dataset",
+            "schema_version": SCHEMA_VERSION,
+            "generation": self.generation,
+            "bgparse_version": self.bgparse_version,
+            "partitioning": [f.name for f in PARTITION_FIELDS],
+            "tables": {t: list(self.files.get(t, ())) for t in TABLES},
+            "imports": list(self.imports),
+        }
+        return json.dumps(doc, indent=1) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: Path) -> Manifest:
+        try:
+            doc = json.loads(text)
+            version = doc["schema_version"]
+            tables = doc["tables"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DatasetError(f"{where} is not a bgparse dataset manifest ({exc})") from exc
+        if version != SCHEMA_VERSION:
+            raise DatasetError(
+                f"{where} holds schema version {version}; this bgparse reads and writes "
+                f"version {SCHEMA_VERSION}"
+            )
+        files = {t: tuple(str(p) for p in tables.get(t, ())) for t in TABLES}
+        return cls(
+            int(doc.get("generation", 0)),
+            files,
+            tuple(doc.get("imports", ())),
+            str(doc.get("bgparse_version", "")),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class KnownInputs:
+    """What earlier imports recorded, so that re-importing the same inputs adds nothing.
+
+    `contents`: SHA-256 of inputs that need no new attempt; `paths`: inputs refused without
+    their content being read (keyed by path); `archives`: archives read to their end."""
+
+    contents: frozenset[str] = frozenset()
+    paths: frozenset[str] = frozenset()
+    archives: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOptions:
+    row_group_rows: int = 128 * 1024
+    #: Buffered rows of all partitions together are flushed (largest first) past this size.
+    max_buffered_bytes: int = 32 * 1024 * 1024
+    #: Open Parquet writers; beyond it the least recently used one is finished.
+    max_open_files: int = 64
+    #: Rows per file before a new part file is started.
+    max_file_rows: int = 4 * 1024 * 1024
+    compression: str = "zstd"
+
+
+def _fsync_path(path: Path, *, directory: bool = False) -> None:
+    flags = os.O_RDONLY | (getattr(os, "O_DIRECTORY", 0) if directory else 0)
+    fd = os.open(path, flags)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_path(path.parent, directory=True)
+
+
+class Dataset:
+    """A dataset folder. Reading needs no lock; writing happens in a `Transaction` under
+    `lock()`."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / MANIFEST_NAME
+
+    def exists(self) -> bool:
+        return self.manifest_path.is_file()
+
+    def manifest(self) -> Manifest:
+        try:
+            text = self.manifest_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return Manifest()
+        return Manifest.from_json(text, self.manifest_path)
+
+    def files(self, table: str, manifest: Manifest | None = None) -> list[Path]:
+        m = manifest if manifest is not None else self.manifest()
+        return [self.root / rel for rel in m.files.get(table, ())]
+
+    def match_uids(self) -> set[bytes]:
+        """Every stored match's uid (16 bytes each; about 100 bytes of memory per match)."""
+        uids: set[bytes] = set()
+        for f in self.files("matches"):
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=65536, columns=["match_uid"]):
+                uids.update(batch.column(0).storage.to_pylist())
+        return uids
+
+    def known_inputs(self, bgparse_version: str) -> KnownInputs:
+        """Inputs earlier imports settled. Quarantined ones count only when recorded by this
+        same bgparse version: a newer reader deserves a new attempt."""
+        contents: set[str] = set()
+        paths: set[str] = set()
+        archives: set[str] = set()
+        columns = ["kind", "path", "sha256", "status", "bgparse_version"]
+        for f in self.files("imports"):
+            # Batch by batch: a ledger of millions of rows never sits in memory as objects.
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=65536, columns=columns):
+                kind, path, sha, status, version = (c.to_pylist() for c in batch.columns)
+                for k, p, h, st, v in zip(kind, path, sha, status, version, strict=True):
+                    if st == "quarantined" and v != bgparse_version:
+                        continue
+                    if k == "archive":
+                        archives.add(h)
+                    elif h is not None:
+                        contents.add(h)
+                    else:
+                        paths.add(p)
+        return KnownInputs(frozenset(contents), frozenset(paths), frozenset(archives))
+
+    # --- writing ---------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the dataset for one import. Refuses at once (DatasetLocked) when another
+        process holds it; the lock dies with its process, even under `kill -9`."""
+        self._prepare_root()
+        path = self.root / LOCK_NAME
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise
+                raise DatasetLocked(self.root, _read_pid(fd)) from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            if not self.exists():
+                _write_atomic(self.manifest_path, Manifest().to_json())
+            self.recover()
+            yield
+        finally:
+            os.close(fd)  # releases the flock
+
+    def _prepare_root(self) -> None:
+        if self.root.exists():
+            if not self.root.is_dir():
+                raise DatasetError(f"{self.root} is not a folder")
+            if not self.exists():
+                # Never adopt (and later clean) a folder that holds someone else's files.
+                foreign = [p.name for p in self.root.iterdir() if p.name not in _OWN_NAMES]
+                if foreign:
+                    raise DatasetError(
+                        f"{self.root} is not empty and not a bgparse dataset (it has "
+                        f"{foreign[0]!r}); choose another --data folder"
+                    )
+        else:
+            self.root.mkdir(parents=True)
+
+    def recover(self) -> None:
+        """Delete what an interrupted import left: its staging folder and any file in the
+        tree the manifest does not list. Only called under the lock."""
+        shutil.rmtree(self.root / STAGING_NAME, ignore_errors=True)
+        for tmp in self.root.glob(f"{MANIFEST_NAME}.tmp-*"):
+            tmp.unlink(missing_ok=True)
+        manifest = self.manifest()
+        for table in TABLES:
+            listed = set(manifest.files.get(table, ()))
+            base = self.root / table
+            if not base.is_dir():
+                continue
+            for path in sorted(base.rglob("*.parquet")):
+                if path.relative_to(self.root).as_posix() not in listed:
+                    path.unlink()
+
+    def begin(
+        self, import_id: str, bgparse_version: str, options: WriteOptions | None = None
+    ) -> Transaction:
+        return Transaction(self, import_id, bgparse_version, options or WriteOptions())
+
+
+def _read_pid(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+        return int(text) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+@dataclass(slots=True)
+class _Buffer:
+    batches: list[pa.RecordBatch] = field(default_factory=list)
+    rows: int = 0
+    nbytes: int = 0
+    merged: int = 0  # batches[:merged] are merged ones
+
+
+@dataclass(slots=True)
+class _OpenFile:
+    writer: pq.ParquetWriter
+    rows: int = 0
+
+
+def _partition_dir(table: str, source: str, year: int | None) -> str:
+    y = _NULL_PARTITION if year is None else str(year)
+    return f"{table}/source={source}/year={y}"
+
+
+class Transaction:
+    """One import's writes: rows are buffered per table and partition, written as row groups
+    into staged files, and made visible all at once by `commit()`."""
+
+    def __init__(
+        self, dataset: Dataset, import_id: str, bgparse_version: str, options: WriteOptions
+    ) -> None:
+        self.dataset = dataset
+        self.import_id = import_id
+        self.bgparse_version = bgparse_version
+        self.options = options
+        self.staging = dataset.root / STAGING_NAME / import_id
+        self._buffers: dict[tuple[str, str], _Buffer] = {}
+        self._buffered_bytes = 0
+        self._open: OrderedDict[tuple[str, str], _OpenFile] = OrderedDict()
+        self._parts: dict[tuple[str, str], int] = {}
+        self._staged: list[str] = []  # relative paths, in the order they were started
+        self._schemas = {t: file_schema(t, bgparse_version) for t in TABLES}
+
+    def add(
+        self, table: str, batch: pa.RecordBatch, source: str | None = None, year: int | None = None
+    ) -> None:
+        """Add rows of `table` (its file columns); `source` and `year` name the partition of a
+        partitioned table (year None: no date)."""
+        if batch.num_rows == 0:
+            return
+        if (table in PARTITIONED) != (source is not None):
+            raise ValueError(f"{table}: partition {source!r} does not fit the table")
+        where = _partition_dir(table, source, year) if source is not None else table
+        self._buffer(table, where, batch)
+
+    def _buffer(self, table: str, where: str, batch: pa.RecordBatch) -> None:
+        key = (table, where)
+        buf = self._buffers.setdefault(key, _Buffer())
+        buf.batches.append(batch)
+        buf.rows += batch.num_rows
+        size = batch.nbytes
+        buf.nbytes += size
+        self._buffered_bytes += size
+        if len(buf.batches) - buf.merged >= _MERGE_AT:
+            # Thousands of small batches cost several times their bytes in per-array overhead;
+            # one contiguous batch does not. Only the batches since the last merge are copied.
+            tail = buf.batches[buf.merged :]
+            merged = pa.concat_batches(tail)
+            grown = merged.nbytes - sum(b.nbytes for b in tail)
+            buf.batches[buf.merged :] = [merged]
+            buf.merged += 1
+            buf.nbytes += grown
+            self._buffered_bytes += grown
+        if buf.rows >= self.options.row_group_rows:
+            self._flush(key, whole_groups=True)
+        while self._buffered_bytes > self.options.max_buffered_bytes:
+            largest = max(self._buffers, key=lambda k: self._buffers[k].nbytes)
+            self._flush(largest)
+
+    def _flush(self, key: tuple[str, str], *, whole_groups: bool = False) -> None:
+        """Write a buffer out; with `whole_groups`, only full row groups, the rest stays."""
+        buf = self._buffers.pop(key, None)
+        if buf is None or not buf.rows:
+            return
+        self._buffered_bytes -= buf.nbytes
+        table = pa.Table.from_batches(buf.batches, schema=self._schemas[key[0]])
+        group = self.options.row_group_rows
+        n = table.num_rows // group * group if whole_groups else table.num_rows
+        out = self._writer(key)
+        out.writer.write_table(table.slice(0, n), row_group_size=group)
+        out.rows += n
+        if n < table.num_rows:
+            rest = table.slice(n).combine_chunks().to_batches()
+            self._buffers[key] = _Buffer(rest, table.num_rows - n, sum(b.nbytes for b in rest))
+            self._buffered_bytes += self._buffers[key].nbytes
+        if out.rows >= self.options.max_file_rows:
+            self._close(key)
+
+    def _writer(self, key: tuple[str, str]) -> _OpenFile:
+        out = self._open.get(key)
+        if out is not None:
+            self._open.move_to_end(key)
+            return out
+        while len(self._open) >= self.options.max_open_files:
+            self._close(next(iter(self._open)))
+        n = self._parts.get(key, 0)
+        self._parts[key] = n + 1
+        rel = f"{key[1]}/part-{self.import_id}-{n:04d}.parquet"
+        path = self.staging / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        writer = pq.ParquetWriter(
+            path,
+            self._schemas[key[0]],
+            compression=self.options.compression,
+            use_dictionary=True,
+            write_statistics=True,
+        )
+        self._staged.append(rel)
+        out = self._open[key] = _OpenFile(writer)
+        return out
+
+    def _close(self, key: tuple[str, str]) -> None:
+        out = self._open.pop(key)
+        out.writer.close()
+
+    def close_files(self) -> list[str]:
+        """Write every buffer out and finish every file; returns the staged relative paths."""
+        for key in list(self._buffers):
+            self._flush(key)
+        for key in list(self._open):
+            self._close(key)
+        return list(self._staged)
+
+    def commit(self) -> Manifest | None:
+        """Publish the staged files and commit the manifest; None when nothing was added."""
+        staged = self.close_files()
+        root = self.dataset.root
+        if not staged:
+            self.abort()
+            return None
+        for rel in staged:
+            _fsync_path(self.staging / rel)
+        dirs: set[Path] = set()
+        for rel in staged:
+            final = root / rel
+            final.parent.mkdir(parents=True, exist_ok=True)
+            _publish(self.staging / rel, final)
+            dirs.add(final.parent)
+        for d in sorted(dirs):
+            _fsync_path(d, directory=True)
+        old = self.dataset.manifest()
+        files = {t: old.files.get(t, ()) for t in TABLES}
+        for rel in staged:
+            table = rel.split("/", 1)[0]
+            files[table] = (*files[table], rel)
+        new = Manifest(
+            old.generation + 1, files, (*old.imports, self.import_id), self.bgparse_version
+        )
+        _commit_manifest(self.dataset.manifest_path, new)
+        shutil.rmtree(self.staging, ignore_errors=True)
+        return new
+
+    def abort(self) -> None:
+        for key in list(self._open):
+            with contextlib.suppress(Exception):
+                self._close(key)
+        self._buffers.clear()
+        shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def _publish(staged: Path, final: Path) -> None:
+    """Move one staged file into the tree (not yet visible: the manifest does not list it)."""
+    os.rename(staged, final)
+
+
+def _commit_manifest(path: Path, manifest: Manifest) -> None:
+    """The commit point of an import."""
+    _write_atomic(path, manifest.to_json())

@@ -1,0 +1,463 @@
+"""Input enumeration: files, folders and zip/tar archives as a stream of byte blobs, with limits.
+
+Archives are read as streams and never unpacked: a member's name is only ever a label in the
+ledger, so `../` or absolute member paths cannot write anywhere (they are still refused, as a
+sign of a hostile archive). Links and special files inside archives are never followed. Every
+read is bounded: a file or member larger than `Limits.max_file_bytes`, a member or archive that
+expands beyond `max_ratio` times its compressed size, or an archive expanding past
+`max_archive_bytes` is stopped with a reason instead of filling memory or disk.
+
+Enumeration is deterministic (folders walked in sorted order, archive members in stored order),
+so an import run twice over the same inputs sees them in the same order.
+"""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import hashlib
+import lzma
+import os
+import re
+import stat
+import struct
+import tarfile
+import zipfile
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Literal, cast
+
+__all__ = [
+    "Archive",
+    "InputFile",
+    "Item",
+    "Limits",
+    "Rejected",
+    "iter_inputs",
+    "scan_inputs",
+    "unsafe_member_name",
+]
+
+MiB = 1024 * 1024
+GiB = 1024 * MiB
+_CHUNK = MiB
+#: How far past the end of the last member a tar header (with its pax or long-name records)
+#: may reach: real ones take a few hundred bytes, a hostile one could claim gigabytes.
+_TAR_HEADER_BUDGET = MiB
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Bounds on what one import reads. Sizes are decompressed bytes."""
+
+    max_file_bytes: int = 16 * MiB  # one file or archive member
+    max_archive_bytes: int = 4 * GiB  # everything one archive expands to
+    max_ratio: float = 200.0  # decompressed / compressed, for a member and for an archive
+    ratio_floor: int = MiB  # expansion below this many bytes is never a bomb
+    max_members: int = 200_000  # entries in one archive (zip keeps its directory in memory)
+
+
+@dataclass(frozen=True, slots=True)
+class InputFile:
+    """One file or archive member read whole. `consumed` is the on-disk bytes it accounts for
+    (for progress): its size for a file, its share of the compressed archive for a member."""
+
+    path: str
+    kind: Literal["file", "member"]
+    data: bytes
+    sha256: str
+    archive_path: str | None = None
+    archive_sha256: str | None = None
+    consumed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An input refused before it was read whole, with the reason. `sha256` is None where the
+    content was never read in full (a link, an oversized member, a bomb)."""
+
+    path: str
+    kind: Literal["file", "member"]
+    reason: str
+    size: int | None = None
+    sha256: str | None = None
+    archive_path: str | None = None
+    archive_sha256: str | None = None
+    consumed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Archive:
+    """Emitted after an archive's members (or alone when `skipped` because the caller already
+    has it). `reason` is set when the archive could not be read to its end."""
+
+    path: str
+    sha256: str
+    size: int
+    members: int
+    reason: str | None = None
+    skipped: bool = False
+    consumed: int = 0
+
+
+Item = InputFile | Rejected | Archive
+
+
+class _LimitExceeded(Exception):
+    """A read went past a limit; the message says which."""
+
+
+def unsafe_member_name(name: str) -> str | None:
+    """Why an archive member's name is hostile, or None. Names are never used as paths, but an
+    archive carrying such names was built to escape an unpacker and is refused."""
+    if not name or "\x00" in name:
+        return "member name is empty or contains NUL"
+    norm = name.replace("\\", "/")
+    if norm.startswith("/") or re.match(r"[A-Za-z]:", norm):
+        return "absolute member path"
+    if ".." in norm.split("/"):
+        return "member path leaves the archive ('..')"
+    return None
+
+
+def scan_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[int, int]:
+    """(number of files, total bytes on disk) under the paths, for a progress bar's total.
+    Archives count as one file of their compressed size."""
+    files = total = 0
+    for top in paths:
+        for path in _walk(os.fspath(top)):
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                files += 1
+                total += st.st_size
+    return files, total
+
+
+def iter_inputs(
+    paths: Iterable[str | os.PathLike[str]],
+    limits: Limits | None = None,
+    *,
+    skip_archive: Callable[[str], bool] | None = None,
+    exclude: Iterable[str | os.PathLike[str]] = (),
+) -> Iterator[Item]:
+    """Every input under `paths` in a stable order. `skip_archive(sha256)` lets the caller skip
+    an archive it has already imported without reading its members; folders in `exclude`
+    (the dataset being written, when it lies inside an input folder) are not walked."""
+    lim = limits or Limits()
+    skip = frozenset(os.path.realpath(p) for p in exclude)
+    for top in paths:
+        top_s = os.fspath(top)
+        for path in _walk(top_s, skip):
+            if isinstance(path, _LinkedDir):
+                yield Rejected(str(path), "file", "symlinked folder not followed")
+            else:
+                yield from _read_path(path, lim, skip_archive)
+
+
+class _LinkedDir(str):
+    """A symlink to a folder met during a walk (reported, not followed: it may loop)."""
+
+
+def _walk(top: str, skip: frozenset[str] = frozenset()) -> Iterator[str]:
+    if not os.path.isdir(top):
+        yield top
+        return
+    if os.path.realpath(top) in skip:
+        return
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+        dirnames.sort()
+        for d in list(dirnames):
+            full = os.path.join(dirpath, d)
+            if os.path.realpath(full) in skip:
+                dirnames.remove(d)
+            elif os.path.islink(full):
+                dirnames.remove(d)
+                yield _LinkedDir(full)
+        for name in sorted(filenames):
+            yield os.path.join(dirpath, name)
+
+
+def _archive_kind(head: bytes) -> str | None:
+    if head.startswith((b"PK\x03\x04", b"PK\x05\x06", b"PK\x07\x08")):
+        return "zip"
+    if head.startswith(b"\x1f\x8b"):
+        return "gz"
+    if head.startswith(b"BZh"):
+        return "bz2"
+    if head.startswith(b"\xfd7zXZ\x00"):
+        return "xz"
+    if head[257:262] == b"ustar":
+        return "tar"
+    return None
+
+
+def _read_path(
+    path: str, lim: Limits, skip_archive: Callable[[str], bool] | None
+) -> Iterator[Item]:
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        yield Rejected(path, "file", f"cannot read: {exc.strerror or exc}")
+        return
+    if not stat.S_ISREG(st.st_mode):
+        yield Rejected(path, "file", "not a regular file")
+        return
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+            kind = _archive_kind(head)
+            if kind is None:
+                if st.st_size > lim.max_file_bytes:
+                    yield Rejected(
+                        path,
+                        "file",
+                        f"file is {st.st_size:,} bytes, over the {lim.max_file_bytes:,} limit",
+                        size=st.st_size,
+                        consumed=st.st_size,
+                    )
+                    return
+                # The size check above used stat; a file growing meanwhile is cut at the limit.
+                data = head + fh.read(lim.max_file_bytes + 1 - len(head))
+                if len(data) > lim.max_file_bytes:
+                    yield Rejected(path, "file", "file grew past the size limit while read")
+                    return
+                sha = hashlib.sha256(data).hexdigest()
+                yield InputFile(path, "file", data, sha, consumed=st.st_size)
+                return
+            fh.seek(0)
+            sha = _hash_stream(fh)
+    except OSError as exc:
+        yield Rejected(path, "file", f"cannot read: {exc.strerror or exc}")
+        return
+    if skip_archive is not None and skip_archive(sha):
+        yield Archive(path, sha, st.st_size, 0, skipped=True, consumed=st.st_size)
+        return
+    reader = _zip_members if kind == "zip" else _tar_members
+    yield from reader(path, sha, st.st_size, kind, lim)
+
+
+def _hash_stream(fh: IO[bytes]) -> str:
+    h = hashlib.sha256()
+    while chunk := fh.read(_CHUNK):
+        h.update(chunk)
+    return h.hexdigest()
+
+
+class _Counter:
+    """Counts bytes read from the compressed file, to credit progress as an archive streams."""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.pos = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        self.pos += len(data)
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+
+class _Bounded:
+    """The decompressed tar stream, refusing to go past `limit` (moved forward member by
+    member) or past the archive's overall limits."""
+
+    def __init__(self, inner: IO[bytes], hard_limit: int, message: str) -> None:
+        self.inner = inner
+        self.pos = 0
+        self.limit = hard_limit
+        self.hard_limit = hard_limit
+        self.message = message
+
+    def read(self, n: int = -1) -> bytes:
+        room = min(self.limit, self.hard_limit) - self.pos
+        # tarfile reads in fixed-size blocks; an unbounded read(-1) is served a chunk at a time.
+        want = min(room + 1, n if n >= 0 else _CHUNK)
+        data = self.inner.read(max(want, 0))
+        self.pos += len(data)
+        if self.pos > min(self.limit, self.hard_limit):
+            if self.pos > self.hard_limit:
+                raise _LimitExceeded(self.message)
+            raise _LimitExceeded("tar header larger than any real archive has (hostile archive)")
+        return data
+
+    def readable(self) -> bool:
+        return True
+
+
+def _decompressed(kind: str, counter: _Counter) -> IO[bytes]:
+    raw = cast(IO[bytes], counter)  # duck-typed: the decompressors only call read()
+    if kind == "gz":
+        return cast(IO[bytes], gzip.GzipFile(fileobj=raw, mode="rb"))
+    if kind == "bz2":
+        return bz2.BZ2File(raw, mode="rb")
+    if kind == "xz":
+        return lzma.LZMAFile(raw, mode="rb")
+    return raw
+
+
+def _tar_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iterator[Item]:
+    members = 0
+    credited = 0
+    reason: str | None = None
+    # Whole-archive expansion: the hard limit is the smaller of the absolute cap and the ratio
+    # cap, but never below the floor (small archives of text legitimately expand 5-20x).
+    ratio_cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    hard = min(lim.max_archive_bytes, ratio_cap)
+    if hard < lim.max_archive_bytes:
+        why = f"archive expands more than {lim.max_ratio:g} times its size (decompression bomb?)"
+    else:
+        why = f"archive expands past the {lim.max_archive_bytes:,}-byte limit"
+    with open(path, "rb") as raw:
+        counter = _Counter(raw)
+        stream = _Bounded(_decompressed(kind, counter), hard, why)
+        stream.limit = _TAR_HEADER_BUDGET
+
+        def credit() -> int:
+            nonlocal credited
+            delta = counter.pos - credited
+            credited = counter.pos
+            return delta
+
+        try:
+            with tarfile.open(fileobj=stream, mode="r|") as tf:  # type: ignore[call-overload]
+                while (ti := tf.next()) is not None:
+                    tf.members = []  # stream mode would otherwise keep every header in memory
+                    members += 1
+                    if members > lim.max_members:
+                        reason = f"archive has more than {lim.max_members:,} members"
+                        break
+                    end = ti.offset_data + ti.size
+                    if end > hard:
+                        reason = why
+                        break
+                    # Reading may go on through this member's data and the next header.
+                    stream.limit = end + 512 + _TAR_HEADER_BUDGET
+                    if ti.isdir():
+                        continue
+                    member = f"{path}!{ti.name}"
+                    bad = _tar_refusal(ti, lim)
+                    if bad is not None:
+                        yield Rejected(member, "member", bad, ti.size, None, path, sha, credit())
+                        continue
+                    fobj = tf.extractfile(ti)
+                    data = fobj.read() if fobj is not None else b""
+                    digest = hashlib.sha256(data).hexdigest()
+                    yield InputFile(member, "member", data, digest, path, sha, credit())
+        except _LimitExceeded as exc:
+            reason = str(exc)
+        except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
+            reason = f"cannot read archive: {exc}" if members else f"not a tar archive: {exc}"
+    yield Archive(path, sha, size, members, reason, consumed=max(size - credited, 0))
+
+
+def _tar_refusal(ti: tarfile.TarInfo, lim: Limits) -> str | None:
+    bad = unsafe_member_name(ti.name)
+    if bad is not None:
+        return bad
+    if ti.issym():
+        return f"symbolic link in archive (to {ti.linkname!r}), not followed"
+    if ti.islnk():
+        return f"hard link in archive (to {ti.linkname!r}), not followed"
+    if not ti.isreg():
+        return "special file in archive (device, fifo), not read"
+    if ti.size > lim.max_file_bytes:
+        return f"member is {ti.size:,} bytes, over the {lim.max_file_bytes:,} limit"
+    return None
+
+
+def _zip_entry_count(fh: IO[bytes], size: int) -> int | None:
+    """Entries the zip's end record declares, read before zipfile loads its whole directory."""
+    tail_len = min(size, 22 + 65535)
+    fh.seek(size - tail_len)
+    tail = fh.read(tail_len)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + 22 > len(tail):
+        return None
+    count: int = struct.unpack_from("<H", tail, at + 10)[0]
+    if count == 0xFFFF and at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07":
+        (z64_offset,) = struct.unpack_from("<Q", tail, at - 20 + 8)
+        fh.seek(z64_offset)
+        rec = fh.read(56)
+        if rec[:4] == b"PK\x06\x06":
+            count = struct.unpack_from("<Q", rec, 32)[0]
+    return count
+
+
+def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iterator[Item]:
+    members = 0
+    credited = 0
+    total_out = 0
+    reason: str | None = None
+    ratio_cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    with open(path, "rb") as fh:
+        try:
+            declared = _zip_entry_count(fh, size)
+            if declared is not None and declared > lim.max_members:
+                reason = f"archive has {declared:,} members, over the {lim.max_members:,} limit"
+                zf = None
+            else:
+                fh.seek(0)
+                zf = zipfile.ZipFile(fh)
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            reason = f"not a readable zip archive: {exc}"
+            zf = None
+        infos = zf.infolist() if zf is not None else []
+        for info in infos:
+            if info.is_dir():
+                continue
+            members += 1
+            member = f"{path}!{info.filename}"
+            share = min(info.compress_size, max(size - credited, 0))
+            credited += share
+            mode = info.external_attr >> 16
+            bad = unsafe_member_name(info.filename)
+            if bad is None and info.create_system == 3 and stat.S_ISLNK(mode):
+                bad = "symbolic link in archive, not followed"
+            elif bad is None and info.flag_bits & 0x1:
+                bad = "encrypted member, not read"
+            elif bad is None and info.file_size > lim.max_file_bytes:
+                bad = f"member is {info.file_size:,} bytes, over the {lim.max_file_bytes:,} limit"
+            if bad is not None:
+                yield Rejected(member, "member", bad, info.file_size, None, path, sha, share)
+                continue
+            # The header's sizes may lie; the read itself is bounded by every limit at once.
+            member_cap = max(lim.ratio_floor, int(lim.max_ratio * max(info.compress_size, 1)))
+            room = min(lim.max_file_bytes, member_cap, lim.max_archive_bytes - total_out)
+            try:
+                with zf.open(info) as fobj:  # type: ignore[union-attr]
+                    data = fobj.read(room + 1)
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error, NotImplementedError) as e:
+                why_not = f"cannot read member: {e}"
+                yield Rejected(member, "member", why_not, info.file_size, None, path, sha, share)
+                continue
+            if len(data) > room:
+                if room == lim.max_archive_bytes - total_out:
+                    reason = f"archive expands past the {lim.max_archive_bytes:,}-byte limit"
+                    break
+                if room == member_cap:
+                    msg = (
+                        f"member expands more than {lim.max_ratio:g} times its compressed "
+                        "size (decompression bomb?)"
+                    )
+                else:
+                    msg = f"member is over the {lim.max_file_bytes:,}-byte limit"
+                yield Rejected(member, "member", msg, None, None, path, sha, share)
+                continue
+            total_out += len(data)
+            if total_out > ratio_cap:
+                reason = (
+                    f"archive expands more than {lim.max_ratio:g} times its size "
+                    "(decompression bomb?)"
+                )
+                break
+            digest = hashlib.sha256(data).hexdigest()
+            yield InputFile(member, "member", data, digest, path, sha, share)
+            if members >= lim.max_members:
+                break
+    yield Archive(path, sha, size, members, reason, consumed=max(size - credited, 0))

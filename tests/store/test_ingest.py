@@ -1,0 +1,451 @@
+"""Import: the pure per-file function, match identity, and the executor (ledger, dedup,
+re-import, determinism across workers, archives, hostile inputs, bounded memory)."""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import hashlib
+import io
+import os
+import tarfile
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bgparse.ingest import (
+    START_POSITION_ID,
+    FileTask,
+    ImportContext,
+    ImportOptions,
+    canonical_match,
+    is_race,
+    match_uid,
+    process_file,
+    run_import,
+)
+from bgparse.query import connect, run
+from bgparse.store.dataset import Dataset, DatasetLocked
+from bgparse.store.schema import TABLES
+
+from .conftest import hand_matches, snapshot, write_inputs
+from .factories import RACE, Spec, build, encode, fake_verify, game, match, position_id, roll
+
+CTX = ImportContext("imp-test", datetime(2026, 1, 1, tzinfo=UTC), "9.9", None)
+
+
+def ledger(root: Path) -> list[tuple[str, str, str | None]]:
+    con = connect(root)
+    rows = run(con, "SELECT path, status, reason FROM imports ORDER BY ALL").to_pylist()
+    # Not os.path.relpath: it would resolve the '..' of hostile member names.
+    prefix = f"{root.parent}/"
+    return [(r["path"].removeprefix(prefix), r["status"], r["reason"]) for r in rows]
+
+
+def count(root: Path, table: str) -> int:
+    return int(run(connect(root), f"SELECT count(*) AS n FROM {table}").to_pylist()[0]["n"])
+
+
+# --- identity and pure per-file work ---------------------------------------------------------
+
+
+def test_is_race() -> None:
+    assert is_race(START_POSITION_ID) is False
+    assert is_race(RACE) is True
+    # Rearmost checkers on 12 and 12: one side's 12 is the other's 13, they have passed.
+    assert is_race(position_id({12: 15}, {12: 15})) is True
+    assert is_race(position_id({13: 15}, {13: 15})) is False
+    assert is_race(position_id({25: 1, 1: 14}, {1: 15})) is False  # on the bar: contact
+    assert is_race("not an id!") is None
+    assert is_race("AAAA") is None
+
+
+def with_opening(spec: Spec, action: Spec) -> Spec:
+    """The spec with the first action of its first game replaced."""
+    first, *rest = spec["games"]
+    first = {**first, "actions": [action, *first["actions"][1:]]}
+    return {**spec, "games": [first, *rest]}
+
+
+def test_match_uid_ignores_where_and_how_a_match_was_written() -> None:
+    spec = hand_matches()["m1.json"]
+    base = build(spec, "a.mat")
+    other = dataclasses.replace(
+        build(spec, "elsewhere/b.sgf", index=3),
+        format="sgf",
+        dialect="gnubg",
+        players=("  Alice ", "Bob"),
+    )
+    assert match_uid(base) == match_uid(other)
+    # Dice order as written does not matter; the play does.
+    assert match_uid(build(with_opening(spec, roll(0, "13", "8/5 6/5")))) == match_uid(base)
+    changed = build(with_opening(spec, roll(0, "31", "24/21 6/5")))
+    assert match_uid(changed) != match_uid(base)
+    uid, sha = match_uid(base)
+    assert len(uid) == 16 and sha.startswith(uid.hex())
+    assert canonical_match(base).startswith("bgparse-match/1\nplayers\tAlice\tBob\nlength\t5\n")
+
+
+def task(data: bytes, path: str = "x.json") -> FileTask:
+    return FileTask(path, data, hashlib.sha256(data).hexdigest())
+
+
+def test_process_file_returns_rows_of_every_table() -> None:
+    res = process_file(task(encode(hand_matches()["m2.json"])), CTX, fake_verify)
+    assert res.status == "ok" and res.reason is None
+    assert [(m.games, m.turns, m.cube_actions) for m in res.matches] == [(3, 14, 3)]
+    # Rows by table and partition: the producer ("test") and the year of the match date.
+    assert {k: b.num_rows for k, b in res.tables.items()} == {
+        ("matches", "test", 2020): 1,
+        ("games", "test", 2020): 3,
+        ("turns", "test", 2020): 14,
+        ("cube_actions", "test", 2020): 3,
+    }
+    for (table, *_), batch in res.tables.items():
+        assert batch.schema == TABLES[table]
+    g3 = res.tables["cube_actions", "test", 2020].to_pylist()[1:]
+    assert [(c["doubler"], c["cube_offered"], c["response"], c["is_redouble"],
+             c["taker_recubed"], c["is_race"], c["pip_diff"], c["rolls_after"]) for c in g3] == [
+        (0, 2, "take", False, True, True, 6, 2),
+        (1, 4, "take", True, False, True, -1, 1),
+    ]  # fmt: skip
+    turns = res.tables["turns", "test", 2020].to_pylist()
+    assert [(t["kind"], t["move_no"], t["rolls_before"], t["roll"]) for t in turns[-8:]] == [
+        ("play", 1, 0, "42"),
+        ("play", 1, 1, "55"),
+        ("double", 2, 2, None),
+        ("take", 2, 2, None),
+        ("play", 2, 2, "65"),
+        ("double", 2, 3, None),
+        ("take", 3, 3, None),
+        ("play", 2, 3, "11"),  # the same turn as his double
+    ]
+    assert turns[0]["steps"] == [
+        {"src": 8, "dst": 5, "hit": False},
+        {"src": 6, "dst": 5, "hit": False},
+    ]
+
+
+@pytest.mark.parametrize(
+    "data,reason,findings",
+    [
+        (b"", "S001 file is empty", 1),
+        (b"\x00\x01\x02", "S002 file holds binary data", 1),
+        (b"crash", "internal error: RuntimeError: boom", 0),
+        (b"[]", "no match found in the file", 0),
+    ],
+)
+def test_process_file_quarantines_instead_of_raising(
+    data: bytes, reason: str, findings: int
+) -> None:
+    res = process_file(task(data), CTX, fake_verify)
+    assert (res.status, res.reason, res.matches) == ("quarantined", reason, [])
+    got = res.tables.get(("findings", "unknown", None))
+    assert (got.num_rows if got is not None else 0) == findings == res.findings
+    assert list(res.tables) == ([("findings", "unknown", None)] if findings else [])
+    if got is not None:
+        assert got.to_pylist()[0]["match_uid"] is None
+
+
+# --- the executor ------------------------------------------------------------------------------
+
+SAMPLE_LEDGER = [
+    ("in/binary.bin", "quarantined", "S002 file holds binary data"),
+    ("in/crash.mat", "quarantined", "internal error: RuntimeError: boom"),
+    ("in/empty.mat", "quarantined", "S001 file is empty"),
+    ("in/m1.json", "imported", None),
+    ("in/m2.json", "imported", None),
+    ("in/m3.json", "imported", None),
+    ("in/sub/copy-of-m3.json", "duplicate", "same content as an earlier input (sha256 {m3}…)"),
+    ("in/sub/two.json", "imported", "1 of 2 matches already stored"),
+]
+
+
+def expected_ledger(inputs: Path) -> list[tuple[str, str, str | None]]:
+    m3 = hashlib.sha256((inputs / "m3.json").read_bytes()).hexdigest()[:12]
+    return [(p, s, r.format(m3=m3) if r else r) for p, s, r in SAMPLE_LEDGER]
+
+
+def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> None:
+    data = sample_inputs.parent / "data"
+    s = run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    assert ledger(data) == expected_ledger(sample_inputs)
+    assert (s.inputs, s.imported, s.duplicate, s.quarantined, s.skipped) == (8, 4, 1, 3, 0)
+    assert (s.matches, s.duplicate_matches, s.games, s.turns, s.cube_actions) == (4, 1, 7, 24, 4)
+    assert s.committed
+    for table, n in (("matches", 4), ("games", 7), ("turns", 24), ("cube_actions", 4)):
+        assert count(data, table) == n
+    # Findings: m1's two, and one each for the empty and the binary file.
+    assert s.findings == count(data, "findings") == 4
+    con = connect(data)
+    row = run(con, "SELECT * FROM imports WHERE path LIKE '%m1.json'").to_pylist()[0]
+    content = (sample_inputs / "m1.json").read_bytes()
+    assert row["sha256"] == hashlib.sha256(content).hexdigest()
+    assert row["size_bytes"] == len(content)
+    assert (row["kind"], row["schema_version"], row["n_matches"], row["n_games"]) == (
+        "file", 1, 1, 2
+    )  # fmt: skip
+    assert (row["n_findings"], row["n_errors"]) == (2, 1)
+    assert [path for path, _ in s.quarantine] == [
+        str(sample_inputs / n) for n in ("binary.bin", "crash.mat", "empty.mat")
+    ]
+
+
+def test_reimport_adds_nothing(sample_inputs: Path) -> None:
+    data = sample_inputs.parent / "data"
+    run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    before = snapshot(data)
+    generation = Dataset(data).manifest().generation
+    s = run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    assert (s.inputs, s.skipped, s.imported, s.quarantined, s.committed) == (8, 8, 0, 0, False)
+    assert snapshot(data) == before
+    assert Dataset(data).manifest().generation == generation
+
+
+def test_pool_workers_give_the_same_dataset(sample_inputs: Path, tmp_path: Path) -> None:
+    one = tmp_path / "one"
+    two = tmp_path / "two"
+    run_import([sample_inputs], one, ImportOptions(workers=1), verify=fake_verify)
+    opts = ImportOptions(workers=2, chunk_files=1)
+    s = run_import([sample_inputs], two, opts, verify=fake_verify)
+    assert s.matches == 4
+    assert snapshot(one) == snapshot(two)
+
+
+def test_any_executor_can_run_the_work(sample_inputs: Path, tmp_path: Path) -> None:
+    run_import([sample_inputs], tmp_path / "one", ImportOptions(workers=1), verify=fake_verify)
+    with ThreadPoolExecutor(3) as pool:
+        run_import(
+            [sample_inputs],
+            tmp_path / "threads",
+            ImportOptions(workers=3, chunk_files=2),
+            verify=fake_verify,
+            executor=pool,
+        )
+    assert snapshot(tmp_path / "one") == snapshot(tmp_path / "threads")
+
+
+def test_the_first_copy_of_a_match_wins_whatever_the_schedule(tmp_path: Path) -> None:
+    spec = hand_matches()["m1.json"]
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.json").write_bytes(encode(spec))
+    # The same match in another file (another date: other bytes, same match).
+    (inputs / "b.json").write_bytes(encode({**spec, "date": "2019-06-02"}))
+    for workers in (1, 2):
+        data = tmp_path / f"data{workers}"
+        run_import(
+            [inputs], data, ImportOptions(workers=workers, chunk_files=1), verify=fake_verify
+        )
+        assert ledger(data) == [
+            ("in/a.json", "imported", None),
+            ("in/b.json", "duplicate", "1 of 1 matches already stored"),
+        ]
+        assert count(data, "matches") == 1
+
+
+def test_a_file_holding_a_match_twice_stores_it_once(tmp_path: Path) -> None:
+    spec = hand_matches()["m2.json"]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "twice.json").write_bytes(encode(spec, spec))
+    data = tmp_path / "data"
+    s = run_import([tmp_path / "in"], data, ImportOptions(workers=1), verify=fake_verify)
+    assert ledger(data) == [("in/twice.json", "imported", "1 of 2 matches already stored")]
+    assert (s.matches, s.duplicate_matches, s.games, s.turns) == (1, 1, 3, 14)
+    assert (count(data, "matches"), count(data, "games"), count(data, "turns")) == (1, 3, 14)
+
+
+def test_partitions_from_source_label_and_date(tmp_path: Path) -> None:
+    inputs = write_inputs(tmp_path / "in", hand_matches())
+    data = tmp_path / "data"
+    run_import([inputs], data, ImportOptions(workers=1, source="My Club!"), verify=fake_verify)
+    con = connect(data)
+    got = run(con, "SELECT DISTINCT source, year FROM turns ORDER BY year NULLS LAST").to_pylist()
+    assert got == [
+        {"source": "my_club", "year": 2019},
+        {"source": "my_club", "year": 2020},
+        {"source": "my_club", "year": None},
+    ]
+    run_import([inputs], tmp_path / "d2", ImportOptions(workers=1), verify=fake_verify)
+    sources = run(connect(tmp_path / "d2"), "SELECT DISTINCT source FROM matches").to_pylist()
+    assert sources == [{"source": "test"}]  # the producer (dialect) by default
+
+
+def make_hostile_batch(folder: Path) -> None:
+    folder.mkdir()
+    good = encode(hand_matches()["m1.json"])
+    with zipfile.ZipFile(folder / "evil.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("../../escaped.json", good)
+        zf.writestr("/tmp/absolute.json", good)
+        zf.writestr("fine.json", good)
+    with zipfile.ZipFile(folder / "bomb.zip", "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("zeros.mat", bytes(12 * 1024 * 1024))  # under the size limit, ratio ~1000
+    with tarfile.open(folder / "links.tar", "w") as tf:
+        link = tarfile.TarInfo("shadow.json")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "/etc/shadow"
+        tf.addfile(link)
+        info = tarfile.TarInfo("m2.json")
+        m2 = encode(hand_matches()["m2.json"])
+        info.size = len(m2)
+        tf.addfile(info, io.BytesIO(m2))
+    (folder / "zero.mat").write_bytes(b"")
+    (folder / "binary.mat").write_bytes(os.urandom(512))
+
+
+def tree(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def test_hostile_inputs_are_reported_and_nothing_escapes(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    make_hostile_batch(inputs)
+    before = tree(tmp_path)
+    data = tmp_path / "data"
+    s = run_import([inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    # Only the dataset folder appeared.
+    assert {p for p in tree(tmp_path) - before if not p.startswith("data")} == set()
+    assert not (tmp_path / "escaped.json").exists() and not Path("/tmp/absolute.json").exists()
+    assert ledger(data) == [
+        ("in/binary.mat", "quarantined", "S002 file holds binary data"),
+        ("in/bomb.zip", "imported", None),
+        ("in/bomb.zip!zeros.mat", "quarantined",
+         "member expands more than 200 times its compressed size (decompression bomb?)"),
+        ("in/evil.zip", "imported", None),
+        ("in/evil.zip!../../escaped.json", "quarantined", "member path leaves the archive ('..')"),
+        ("in/evil.zip!/tmp/absolute.json", "quarantined", "absolute member path"),
+        ("in/evil.zip!fine.json", "imported", None),
+        ("in/links.tar", "imported", None),
+        ("in/links.tar!m2.json", "imported", None),
+        ("in/links.tar!shadow.json", "quarantined",
+         "symbolic link in archive (to '/etc/shadow'), not followed"),
+        ("in/zero.mat", "quarantined", "S001 file is empty"),
+    ]  # fmt: skip
+    assert (s.quarantined, s.matches) == (6, 2)
+
+
+def test_reimporting_an_archive_skips_it_whole(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    make_hostile_batch(inputs)
+    data = tmp_path / "data"
+    run_import([inputs / "evil.zip"], data, ImportOptions(workers=1), verify=fake_verify)
+    s = run_import([inputs / "evil.zip"], data, ImportOptions(workers=1), verify=fake_verify)
+    assert (s.inputs, s.skipped, s.committed) == (1, 1, False)
+    # The same content as a loose file is known by its SHA-256 too.
+    loose = tmp_path / "loose"
+    loose.mkdir()
+    (loose / "fine.json").write_bytes(encode(hand_matches()["m1.json"]))
+    s = run_import([loose], data, ImportOptions(workers=1), verify=fake_verify)
+    assert (s.inputs, s.skipped) == (1, 1)
+
+
+def test_same_input_twice_in_one_import(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    make_hostile_batch(inputs)
+    data = tmp_path / "data"
+    archive = inputs / "links.tar"
+    run_import([archive, archive], data, ImportOptions(workers=1), verify=fake_verify)
+    assert ledger(data) == [
+        ("in/links.tar", "duplicate", "the same archive was given twice"),
+        ("in/links.tar", "imported", None),
+        ("in/links.tar!m2.json", "imported", None),
+        ("in/links.tar!shadow.json", "quarantined",
+         "symbolic link in archive (to '/etc/shadow'), not followed"),
+    ]  # fmt: skip
+
+
+def test_dataset_inside_an_input_folder_is_not_read_as_input(tmp_path: Path) -> None:
+    inputs = write_inputs(tmp_path / "in", hand_matches())
+    data = inputs / "data"
+    run_import([inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    again = run_import([inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    assert (again.inputs, again.skipped) == (3, 3)
+    assert [p for p, *_ in ledger(data)] == ["m1.json", "m2.json", "m3.json"]
+
+
+def test_missing_input_is_an_error_before_anything_is_written(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="no such file or folder: "):
+        run_import([tmp_path / "nope"], tmp_path / "data", verify=fake_verify)
+    assert not (tmp_path / "data").exists()
+
+
+def test_locked_dataset_is_refused(sample_inputs: Path) -> None:
+    data = sample_inputs.parent / "data"
+    with Dataset(data).lock(), pytest.raises(DatasetLocked):
+        run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
+
+
+class _Counted(Future[Any]):
+    def __init__(self, owner: CountingExecutor) -> None:
+        super().__init__()
+        self.owner = owner
+        self.seen = False
+
+    def result(self, timeout: float | None = None) -> Any:
+        value = super().result(timeout)
+        if not self.seen:
+            self.seen = True
+            self.owner.outstanding -= 1
+        return value
+
+
+class CountingExecutor(Executor):
+    """Threads, counting submissions whose results the importer has not taken yet."""
+
+    def __init__(self) -> None:
+        self.inner = ThreadPoolExecutor(2)
+        self.outstanding = 0
+        self.peak = 0
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        self.outstanding += 1
+        self.peak = max(self.peak, self.outstanding)
+        outer = _Counted(self)
+        self.inner.submit(fn, *args, **kwargs).add_done_callback(
+            lambda f: outer.set_result(f.result())
+        )
+        return outer
+
+
+def test_work_in_flight_is_bounded(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    for i in range(40):
+        spec = match(game(roll(0, "31", "8/5 6/5"), winner=0), players=(f"P{i}", "Q"))
+        (inputs / f"{i:02d}.json").write_bytes(encode(spec))
+    ex = CountingExecutor()
+    s = run_import(
+        [inputs], tmp_path / "data", ImportOptions(workers=2, chunk_files=1), verify=fake_verify,
+        executor=ex,
+    )  # fmt: skip
+    ex.inner.shutdown()
+    assert s.matches == 40
+    assert ex.peak <= 2 * 2 + 1  # two chunks per worker, plus the one being handed over
+
+
+def test_gc_thresholds_are_restored(sample_inputs: Path) -> None:
+    before = gc.get_threshold()
+    data = sample_inputs.parent / "data"
+    run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    assert gc.get_threshold() == before
+    with Dataset(data).lock(), pytest.raises(DatasetLocked):
+        run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
+    assert gc.get_threshold() == before
+
+
+def test_a_dying_worker_aborts_the_import_and_commits_nothing(sample_inputs: Path) -> None:
+    data = sample_inputs.parent / "data"
+    run_import([sample_inputs / "m1.json"], data, ImportOptions(workers=1), verify=fake_verify)
+    before = snapshot(data)
+    (sample_inputs / "die.mat").write_bytes(b"die")
+    with pytest.raises(BrokenExecutor):
+        run_import(
+            [sample_inputs], data, ImportOptions(workers=2, chunk_files=1), verify=fake_verify
+        )
+    assert snapshot(data) == before
+    assert not list((data / "_staging").glob("*"))
