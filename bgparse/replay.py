@@ -412,11 +412,17 @@ class _Replay:
             return
         self._turn_order(g, side, span, "a roll")
         if g.cube.pending is not None:
+            before = g.cube
+            pending = g.cube.pending
             try:
                 g.cube = g.cube.before_roll()
-                if g.cube_actions and g.cube_actions[-1][5] == "beaver":
-                    g.cube_actions[-1][5] = "beaver"
-                    g.takes += 1  # GNU counts the take a beaver implies
+                # After a beaver or raccoon, Jellyfish records write no 'Takes': the roll is
+                # the take (SGF writes it). Recorded as a take, so both read the same.
+                g.takes += 1
+                self._record_turn(
+                    g, 1 - pending.doubler, "take", span, None, (), "", None, cube=before
+                )
+                self._answer(g, "take")
             except CubeError as exc:
                 self.add("C003", exc.message, span, g)
                 g.cube = exc.recorded or g.cube
