@@ -449,7 +449,10 @@ def validate(
                 if format == "json":
                     out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
                 else:
-                    typer.echo(exc.format(), err=False)
+                    text = exc.format()
+                    code = exc.finding.code
+                    # Same shape as every other finding: path:line:col: severity: CODE message
+                    typer.echo(text.replace(f": {code} ", f": error: {code} ", 1))
     finally:
         progress.close()
     if format == "text":
