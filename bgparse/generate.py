@@ -448,9 +448,12 @@ class _Game:
                 cube=cube.value,
                 cube_owner=owner,
                 on_roll=self.view,
-                turn=self.view,
+                # As GNU (and bgparse's replay) leave a finished game: after a drop the dropper
+                # is the one who decided; a resignation keeps its level.
+                turn=1 - winner if end == "drop" else self.view,
                 crawford=self.crawford,
                 game_state=state,
+                resignation=(level or 0) if end == "resign" else 0,
                 dice=(0, 0),
                 jacoby=self.rules.jacoby,
             )
