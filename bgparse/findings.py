@@ -80,6 +80,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     # notation
     "N001": (Severity.WARNING, "hit star on a step that hits nothing"),
     "N002": (Severity.WARNING, "hit without a star"),
+    "N003": (Severity.WARNING, "a '0/0' placeholder for an unplayed die was ignored"),
 }
 
 

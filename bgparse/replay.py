@@ -27,6 +27,7 @@ from bgparse.events import (
     IllegalPlay,
     Loss,
     MatchRecord,
+    Move,
     Raccoon,
     Resign,
     Roll,
@@ -450,6 +451,9 @@ class _Replay:
             )
         pos = self._to_side(g, side)
         moves = a.moves if type(a) is Roll else ()  # type: ignore[union-attr]
+        if moves and any(m.points == (0, 0) for m in moves):
+            moves = _without_placeholders(moves)
+            self.add("N003", "'0/0' stands for a die that was not played; ignored", span, g)
         g.plays += 1
         if g.board_unknown:
             # After a hidden play nothing can be checked; only note the roll.
@@ -556,7 +560,7 @@ class _Replay:
                 assert isinstance(b, Roll | CannotMove)
                 if b.side != side:
                     pos, side = pos.swap(), b.side
-                moves = b.moves if isinstance(b, Roll) else ()
+                moves = _without_placeholders(b.moves) if isinstance(b, Roll) else ()
                 d1, d2 = b.dice
                 if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
                     return count
@@ -1231,6 +1235,12 @@ class _Replay:
                 g.crawford,
             )
         )
+
+
+def _without_placeholders(moves: tuple[Move, ...]) -> tuple[Move, ...]:
+    """Some archives write `0/0` for a die that could not be played (`21: 2/0 0/0`): a
+    placeholder, not a move."""
+    return tuple(m for m in moves if m.points != (0, 0))
 
 
 def _has_stars(record: MatchRecord) -> bool:

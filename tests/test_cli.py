@@ -135,3 +135,15 @@ def test_validate_folder_strict_and_rule_options(files: dict[str, Path], tmp_pat
         runner.invoke(app, ["validate", str(warn), "-f", "json", "--no-crawford"]).output
     )
     assert d["rules"]["crawford"] is False
+
+
+def test_zero_zero_placeholder_is_a_notation_warning(tmp_path: Path) -> None:
+    # `0/0` for a die that could not be played (an archive habit): ignored with N003.
+    text = LEGAL.replace("61: 25/24 22/16", "61: 25/24 22/16 0/0")
+    p = tmp_path / "placeholder.mat"
+    p.write_text(text, encoding="utf-8")
+    d = json.loads(runner.invoke(app, ["validate", str(p), "-f", "json"]).output)
+    assert d["ok"] is True
+    assert [(f["code"], f["line"]) for f in d["findings"] if f["severity"] != "info"] == [
+        ("N003", 6)
+    ]
