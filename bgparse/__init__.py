@@ -1,9 +1,10 @@
-"""bgparse: read, verify and analyse backgammon match records."""
+"""bgparse: read, verify and analyse backgammon match records.
+
+The replay is `bgparse.replay.replay` (not re-exported here: the name would hide the module)."""
 
 from bgparse.events import MatchRecord
 from bgparse.findings import Finding, RecordError, Severity
 from bgparse.readers import iter_records, read_path
-from bgparse.replay import replay
 from bgparse.rules import Position, RuleSet, legal_plays, verify_play
 from bgparse.verified import VerifiedMatch
 
@@ -21,6 +22,5 @@ __all__ = [
     "iter_records",
     "legal_plays",
     "read_path",
-    "replay",
     "verify_play",
 ]

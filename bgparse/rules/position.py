@@ -198,9 +198,10 @@ class Position:
 
     def position_id(self) -> str:
         """The GNU Position ID, the side NOT on roll encoded first (as gnubg's code does)."""
-        for side in (self.opponent, self.mover):
-            if min(side) < 0 or sum(side) > 15:
-                raise PositionError(f"no Position ID for a side with counts {side!r}")
+        if not self._checked:  # a checked position has 0-15 checkers a side, none negative
+            for side in (self.opponent, self.mover):
+                if min(side) < 0 or sum(side) > 15:
+                    raise PositionError(f"no Position ID for a side with counts {side!r}")
         return _encode_position_id(self.opponent, self.mover)
 
     def swap(self) -> Position:
@@ -322,19 +323,22 @@ _SLOT_BITS: Final = tuple("0" + "1" * c for c in range(16))
 
 
 @lru_cache(maxsize=1 << 12)
-def _side_bits(side: tuple[int, ...]) -> str:
-    # One side's half of the key. Cached: in a replay each side's board stays the same while
-    # the other side moves, so every board is encoded twice in a row.
+def _side_key(side: tuple[int, ...]) -> tuple[int, int]:
+    # One side's half of the key as (value, number of bits). Cached: in a replay each side's
+    # board stays the same while the other side moves, so every board is encoded twice.
     bits = _SLOT_BITS
-    return "".join([bits[c] for c in side[25:0:-1]])
+    text = "".join([bits[c] for c in side[25:0:-1]])
+    return int(text, 2), len(text)
 
 
 def _encode_position_id(first: tuple[int, ...], second: tuple[int, ...]) -> str:
     # 80-bit key: per side, per slot (points 1-24, then the bar) one 1-bit per checker and a
-    # 0-bit separator, least significant bit first. Built as one string of bits, last slot
-    # first, and read as one number: several times faster than shifting bit by bit.
-    text = _side_bits(second) + _side_bits(first)
-    return base64.b64encode(int(text, 2).to_bytes(10, "little")).decode("ascii")[:14]
+    # 0-bit separator, least significant bit first: `first` fills the low bits, `second` the
+    # ones above it.
+    low, width = _side_key(first)
+    high, _ = _side_key(second)
+    key = (high << width) | low
+    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii")[:14]
 
 
 def _decode_position_id(position_id: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
