@@ -349,15 +349,12 @@ class _Replay:
             cube=CubeState.new_game(self.rules),
         )
         actions = game.actions
-        n = len(actions)
         for i, action in enumerate(actions):
-            self._action(g, action, actions, i, n)
+            self._action(g, action, actions, i)
         self._finish(g, game)
         return self._verified(g, game)
 
-    def _action(
-        self, g: _GameState, a: Action, actions: tuple[Action, ...], i: int, n: int
-    ) -> None:
+    def _action(self, g: _GameState, a: Action, actions: tuple[Action, ...], i: int) -> None:
         t = type(a)
         if t is Roll or t is CannotMove:
             self._roll(g, a, actions, i)  # type: ignore[arg-type]
@@ -498,7 +495,7 @@ class _Replay:
             self.add(
                 "P005",
                 f"{_written(a)} fits several plays with {_fmt_dice(a.dice)}: read as "
-                f"{_play_text(tuple(res.steps))}",
+                f"{_play_info(res.steps)[0]}",
                 span,
                 g,
             )
@@ -656,11 +653,8 @@ class _Replay:
         self._record_turn(g, a.side, "hidden", a.span, a.dice, (), a.text, None)
         g.plays += 1
         g.hidden = True
-        if not self._only_results_follow(g):
-            g.board_unknown = True
-
-    def _only_results_follow(self, g: _GameState) -> bool:
-        return False
+        # The board after it is not known: later plays of the game cannot be checked.
+        g.board_unknown = True
 
     def _illegal_dump(self, g: _GameState, a: IllegalPlay) -> None:
         self.add(
@@ -1281,11 +1275,6 @@ def _written(a: Roll | CannotMove) -> str:
 
 
 @lru_cache(maxsize=1 << 15)
-def _play_text(steps: tuple[tuple[int, int, bool], ...]) -> str:
-    return format_play(steps) if steps else ""
-
-
-@lru_cache(maxsize=1 << 15)
 def _play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
     """Canonical notation and number of hits of resolved steps (plays repeat: cached)."""
     return (format_play(steps) if steps else "", sum(1 for s in steps if s[2]))
@@ -1376,8 +1365,3 @@ def _snowie_board(
         elif v < 0:
             opponent[25 - p] = -v
     return None, tuple(mover), tuple(opponent)
-
-
-def iter_findings(m: VerifiedMatch, minimum: Severity = Severity.INFO) -> list[Finding]:
-    order = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
-    return [f for f in m.findings if order[f.severity] <= order[minimum]]
