@@ -168,21 +168,11 @@ class _Features:
 
     bar_words: Counter[str] = field(default_factory=Counter)
     off_words: Counter[str] = field(default_factory=Counter)
-    stars: int = 0
     counts: int = 0
-    merged: int = 0
     rolls: int = 0
     low_high: int = 0
-    cannot_move: int = 0
     arrow_long: int = 0
-    losses: int = 0
-    hidden: int = 0
-    wins_singular_many: int = 0
-    wins_plural_one: int = 0
-    and_match: int = 0
-    right_cols: Counter[int] = field(default_factory=Counter)
     ratings: bool = False
-    match_line_indent: bool = False
 
 
 @dataclass(slots=True)
@@ -351,7 +341,6 @@ class _Play:
     kind: str
     moves: tuple[Move, ...]
     bad: tuple[tuple[int, str], ...]  # (offset in the play text, word) that is no move
-    stars: int
     counts: int
     bar_word: str | None
     off_word: str | None
@@ -367,11 +356,11 @@ def _read_play(rest: str) -> _Play:
     stripped = rest.strip()
     low = stripped.lower()
     if low.startswith(_NO_PLAY_WORDS):
-        return _Play("cannot", (), (), 0, 0, None, None, stripped)
+        return _Play("cannot", (), (), 0, None, None, stripped)
     if stripped.startswith("?"):
-        return _Play("hidden", (), (), 0, 0, None, None, stripped)
+        return _Play("hidden", (), (), 0, None, None, stripped)
     if low.startswith("illegal"):
-        return _Play("illegal", (), (), 0, 0, None, None, stripped)
+        return _Play("illegal", (), (), 0, None, None, stripped)
     words = (rest.replace(",", " ") if "," in rest else rest).split()
     parsed = [parse_move_word(w) for w in words]
     bad: list[tuple[int, str]] = []
@@ -383,7 +372,6 @@ def _read_play(rest: str) -> _Play:
             if mv is None:
                 bad.append((at, word))
     moves = [mv for mv in parsed if mv is not None]
-    stars = sum(True in mv.hits for mv in moves)
     counts = sum(mv.count != 1 for mv in moves)
     bar_word = off_word = None
     for word, mv in zip(words, parsed, strict=True):
@@ -392,9 +380,7 @@ def _read_play(rest: str) -> _Play:
                 bar_word = word.split("/", 1)[0]
             if mv.points[-1] == 0:
                 off_word = word.rsplit("/", 1)[-1].split("(")[0].rstrip("*")
-    return _Play(
-        "play", tuple(moves), tuple(bad), stars, counts, bar_word, off_word, stripped, not bad
-    )
+    return _Play("play", tuple(moves), tuple(bad), counts, bar_word, off_word, stripped, not bad)
 
 
 class _GameReader:
@@ -511,7 +497,6 @@ class _GameReader:
                     break
         if cols:
             right = sorted(cols)[len(cols) // 2]
-            self.features.right_cols[right] += 1
         elif right_name_col is not None:
             right = right_name_col
         else:
@@ -540,17 +525,8 @@ class _GameReader:
         if kind == "WIN":
             points = int(_WIN_NUM.findall(text)[0])
             low = text.lower()
-            and_match = low.endswith("match")
-            if and_match:
-                self.features.and_match += 1
-            plural = "points" in low
-            if plural and points == 1:
-                self.features.wins_plural_one += 1
-            elif not plural and points != 1:
-                self.features.wins_singular_many += 1
-            return Win(side, points, and_match, sp)
+            return Win(side, points, low.endswith("match"), sp)
         if kind == "LOSS":
-            self.features.losses += 1
             return Loss(side, int(_WIN_NUM.findall(text)[0]), sp)
         if kind == "BEAVER":
             nums = _WIN_NUM.findall(text)
@@ -598,11 +574,6 @@ class _GameReader:
 
 def _note_features(f: _Features, plays_seen: set[_Play]) -> None:
     for play in plays_seen:
-        if play.kind == "cannot":
-            f.cannot_move += 1
-        elif play.kind == "hidden":
-            f.hidden += 1
-        f.stars += play.stars
         f.counts += play.counts
         if play.bar_word is not None:
             f.bar_words[play.bar_word] += 1
@@ -657,7 +628,6 @@ class _MatReader:
         features = _Features()
         ctx = _MatchContext(self.path, self.lines, errors, features)
         match_line = text.count("\n", 0, m.start()) + 1
-        features.match_line_indent = m.group(0)[:1] in (" ", "\t")
         tags: list[tuple[str, str]] = []
         comments: list[str] = []
         for raw in text[header_start : m.start()].split("\n"):
