@@ -10,9 +10,7 @@ of a match is stored and which is a duplicate never depends on scheduling.
 
 from __future__ import annotations
 
-import binascii
 import contextlib
-import functools
 import gc
 import hashlib
 import json
@@ -30,7 +28,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from importlib import metadata
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -54,7 +52,6 @@ __all__ = [
     "Verify",
     "bgparse_version",
     "canonical_match",
-    "is_race",
     "match_uid",
     "process_file",
     "process_unit",
@@ -108,11 +105,16 @@ def _norm_name(name: str) -> str:
     return " ".join(unicodedata.normalize("NFC", name).split())
 
 
+#: A roll as stored: the higher die first ("31"), whatever order the record wrote.
+_ROLL_TEXT: Final[dict[tuple[int, int], str]] = {
+    (a, b): f"{max(a, b)}{min(a, b)}" for a in range(8) for b in range(8)
+}
+
+
 def _roll_text(dice: tuple[int, int] | None) -> str | None:
     if dice is None:
         return None
-    hi, lo = max(dice), min(dice)
-    return f"{hi}{lo}"
+    return _ROLL_TEXT.get(dice) or f"{max(dice)}{min(dice)}"
 
 
 def canonical_match(vm: VerifiedMatch) -> str:
@@ -138,35 +140,6 @@ def match_uid(vm: VerifiedMatch) -> tuple[bytes, str]:
     """(16-byte match_uid, SHA-256 hex of the canonical content)."""
     digest = hashlib.sha256(canonical_match(vm).encode("utf-8")).digest()
     return digest[:16], digest.hex()
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def is_race(position_id: str) -> bool | None:
-    """True when no contact is left (no checker of one side behind one of the other); None
-    for a string that is not a Position ID. Symmetric in the sides, so the ID's side order
-    does not matter. Cached: openings and bear-offs repeat across games."""
-    try:
-        key = binascii.a2b_base64(position_id + "==", strict_mode=True)
-    except (binascii.Error, ValueError):
-        return None
-    if len(key) != 10:
-        return None
-    # The key is a little-endian bit string: per side, per point 1..24 then the bar, a run of
-    # 1s (one per checker) closed by a 0. Splitting on "0" gives the runs.
-    runs = format(int.from_bytes(key, "little"), "080b")[::-1].split("0")
-    if len(runs) < 51:
-        return None
-    back = _rearmost(runs, 0) + _rearmost(runs, 25)
-    # Side A's point p is the other side's point 25 - p: they can still meet only while the
-    # two rearmost checkers have not passed each other.
-    return back < 25
-
-
-def _rearmost(runs: list[str], start: int) -> int:
-    for point in range(25, 0, -1):
-        if runs[start + point - 1]:
-            return point
-    return 0
 
 
 # --- rows ----------------------------------------------------------------------------------
@@ -469,7 +442,7 @@ class _Rows:
                     t.hits,
                     t.pips[0],
                     t.pips[1],
-                    is_race(t.position_id) if t.position_id else None,
+                    t.race,
                     t.cube_value,
                     t.cube_owner,
                     score[side],
@@ -535,7 +508,7 @@ class _Rows:
                     ca.pips[0],
                     ca.pips[1],
                     ca.pips[1] - ca.pips[0],
-                    is_race(ca.position_id) if ca.position_id else None,
+                    ca.race,
                     vm.length,
                     ca.score[doubler],
                     ca.score[taker],

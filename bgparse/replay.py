@@ -784,7 +784,7 @@ class _Replay:
         self, g: _GameState, side: int, before: CubeState, after_value: int, span: Span
     ) -> list[Any]:
         # [turn index, doubler, cube before, cube after, position_id, response, match_id, pips,
-        #  span]; finished into a CubeAction when the game ends.
+        #  span, race]; finished into a CubeAction when the game ends.
         turn = g.n_turns - 1
         t = g.turns[-1] if g.turns and self.keep_turns else None
         return [
@@ -797,6 +797,7 @@ class _Replay:
             t.match_id if t else "",
             t.pips if t else (0, 0),
             span,
+            t.race if t else None,
         ]
 
     def _answer(self, g: _GameState, response: str) -> None:
@@ -1092,7 +1093,7 @@ class _Replay:
         )
 
     def _cube_action(self, g: _GameState, row: list[Any]) -> CubeAction:
-        turn, doubler, before, after, pid, response, mid, pips, span = row
+        turn, doubler, before, after, pid, response, mid, pips, span, race = row
         result = None
         if g.winner is not None:
             result = g.points if g.winner == doubler else -g.points
@@ -1115,6 +1116,7 @@ class _Replay:
             line=span.line,
             column=span.column,
             doubler_result=result,
+            race=race,
         )
 
     # --- turn rows ---------------------------------------------------------------------------
@@ -1187,9 +1189,11 @@ class _Replay:
             pid = pos_for_id.position_id()
         except PositionError:
             pid = ""
-        pips = (_pips(pos_for_id.mover), _pips(pos_for_id.opponent))
-        if on_roll != side:
-            pips = (pips[1], pips[0])
+        pips_a, back_a = _side_stats(pos_for_id.mover)
+        pips_b, back_b = _side_stats(pos_for_id.opponent)
+        pips = (pips_a, pips_b) if on_roll == side else (pips_b, pips_a)
+        # No contact once the rearmost checkers have passed each other (Position.is_race).
+        race = back_a + back_b <= 25 if pid else None
         offered = kind in ("take", "drop", "beaver", "raccoon")
         mid = self._match_id(
             g,
@@ -1227,6 +1231,7 @@ class _Replay:
                 g.score,
                 away,
                 g.crawford,
+                race,
             )
         )
 
@@ -1318,9 +1323,13 @@ def _match_key(
 
 
 @lru_cache(maxsize=1 << 12)
-def _pips(board: tuple[int, ...]) -> int:
-    # Cached for the same reason as Position IDs: a side's board repeats on the next turn.
-    return sum(map(mul, board, _SLOTS))
+def _side_stats(board: tuple[int, ...]) -> tuple[int, int]:
+    """A side's (pip count, rearmost occupied slot: 25 the bar, 0 all off). Cached for the
+    same reason as Position IDs: a side's board repeats on the next turn."""
+    back = 25
+    while back and not board[back]:
+        back -= 1
+    return sum(map(mul, board, _SLOTS)), back
 
 
 _SLOTS = range(26)

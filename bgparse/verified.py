@@ -55,6 +55,7 @@ class Turn(NamedTuple):
     score: tuple[int, int] = (0, 0)  # match score before the game, absolute sides
     away: tuple[int, int] | None = None  # (mover, opponent) points needed; None in money play
     crawford: bool = False
+    race: bool | None = None  # no contact left in the position before the action
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,7 @@ class CubeAction:
     line: int
     column: int
     doubler_result: int | None = None  # points the doubler won (+) or lost (-) in the game
+    race: bool | None = None  # no contact left when the cube was turned
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from typing import Any
 
 from bgparse.events import MatchInfo
 from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.rules import Position
 from bgparse.verified import CubeAction, ResolvedStep, Turn, VerifiedGame, VerifiedMatch
 
 START = "4HPwATDgc/ABMA"
@@ -26,6 +27,10 @@ def position_id(mine: dict[int, int], theirs: dict[int, int]) -> str:
     bits = bits.ljust(80, "0")
     value = int(bits[::-1], 2)
     return base64.b64encode(value.to_bytes(10, "little")).decode().rstrip("=")
+
+
+def race(pid: str) -> bool:
+    return Position.from_position_id(pid).is_race()
 
 
 #: Both sides in their home boards: no contact.
@@ -132,6 +137,7 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
                     score=(score[0], score[1]),
                     away=away,
                     crawford=crawford,
+                    race=race(a.get("pos", START)),
                 )
             )
             counts[kind] = counts.get(kind, 0) + 1
@@ -175,6 +181,7 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
                 doubler_result=None
                 if winner is None
                 else (points if winner == c["doubler"] else -points),
+                race=race(c["pos"]),
             )
             for c in cubes
         ]

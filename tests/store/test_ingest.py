@@ -19,23 +19,23 @@ from typing import Any
 import pytest
 
 from bgparse.ingest import (
-    START_POSITION_ID,
     FileTask,
     ImportContext,
     ImportOptions,
     canonical_match,
-    is_race,
     match_uid,
     process_file,
     run_import,
 )
 from bgparse.query import connect, run
+from bgparse.rules import Position
 from bgparse.store.dataset import Dataset, DatasetLocked
 from bgparse.store.schema import TABLES
 
 from .conftest import hand_matches, snapshot, write_inputs
-from .factories import RACE, Spec, build, encode, fake_verify, game, match, position_id, roll
+from .factories import RACE, Spec, build, encode, fake_verify, game, match, roll
 
+ROOT = Path(__file__).resolve().parents[2]
 CTX = ImportContext("imp-test", datetime(2026, 1, 1, tzinfo=UTC), "9.9", None)
 
 
@@ -54,15 +54,25 @@ def count(root: Path, table: str) -> int:
 # --- identity and pure per-file work ---------------------------------------------------------
 
 
-def test_is_race() -> None:
-    assert is_race(START_POSITION_ID) is False
-    assert is_race(RACE) is True
-    # Rearmost checkers on 12 and 12: one side's 12 is the other's 13, they have passed.
-    assert is_race(position_id({12: 15}, {12: 15})) is True
-    assert is_race(position_id({13: 15}, {13: 15})) is False
-    assert is_race(position_id({25: 1, 1: 14}, {1: 15})) is False  # on the bar: contact
-    assert is_race("not an id!") is None
-    assert is_race("AAAA") is None
+def test_race_flag_agrees_with_the_position() -> None:
+    """The replay's race flag (kept per turn and cube action) is Position.is_race of the
+    position it stored, on every action of the bundled samples; both values occur."""
+    from bgparse.ingest import verify_file
+
+    seen = set()
+    for path in sorted((ROOT / "sample_logs").rglob("*.*")):
+        for vm in verify_file(path.read_bytes(), str(path)):
+            for g in vm.games:
+                for t in g.turns:
+                    assert t.race == Position.from_position_id(t.position_id).is_race(), (
+                        path.name,
+                        t.line,
+                    )
+                    seen.add(t.race)
+                for ca in g.cube_actions:
+                    assert ca.race == Position.from_position_id(ca.position_id).is_race()
+    assert seen == {True, False}
+    assert Position.from_position_id(RACE).is_race()
 
 
 def with_opening(spec: Spec, action: Spec) -> Spec:
