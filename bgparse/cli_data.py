@@ -1,4 +1,4 @@
-"""The dataset commands of the CLI: `import`, `query` and `stats` (added to the app by
+"""The dataset commands of the CLI: `import`, `query`, `compact` and `stats` (added to the app by
 `register`). A thin layer: library errors become one-line messages and exit codes here.
 
 Exit codes: 0 every input imported (or a duplicate, or already in the dataset); 1 some input
@@ -176,6 +176,32 @@ def import_command(
         raise typer.Exit(1)
 
 
+def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
+    """Merge the dataset's small files: every partition (and the ledger) that several imports
+    wrote to becomes as few files as the file size allows. The rows stay the same; queries
+    open fewer files. Refused while an import runs."""
+    from bgparse.ingest import bgparse_version
+    from bgparse.store.dataset import Dataset, DatasetError
+
+    ds = Dataset(data)
+    if not ds.exists():
+        raise _fail(f"no dataset at {data} (bgparse import creates one)")
+    try:
+        done = ds.compact(bgparse_version())
+    except DatasetError as exc:
+        raise _fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise _fail("interrupted: the dataset is as it was", 130) from None
+    if not done.partitions:
+        typer.echo(f"{data}: nothing to compact (no partition has more than one file)")
+        return
+    typer.echo(
+        f"{data}: {done.partitions:,} partitions compacted, {done.files_before:,} files -> "
+        f"{done.files_after:,} ({done.bytes_before / 1e6:.1f} MB -> "
+        f"{done.bytes_after / 1e6:.1f} MB), {done.rows:,} rows"
+    )
+
+
 def _param_value(text: str) -> int | float | str:
     """A --param as the number it spells, else as text."""
     for kind in (int, float):
@@ -280,7 +306,8 @@ def _stats_app() -> typer.Typer:
 
 
 def register(app: typer.Typer) -> None:
-    """Add `import`, `query` and `stats` to the bgparse command-line app."""
+    """Add `import`, `query`, `compact` and `stats` to the bgparse command-line app."""
     app.command("import")(import_command)
     app.command("query")(query_command)
+    app.command("compact")(compact_command)
     app.add_typer(_stats_app(), name="stats")

@@ -7,12 +7,18 @@ Layout under the dataset root::
     _staging/<import_id>/...         files of an import not yet committed
     <table>/source=S/year=Y/part-<import_id>-NNNN.parquet
     imports/part-<import_id>-NNNN.parquet
+    (part-compact-<id>-NNNN.parquet: a partition's files merged by `Dataset.compact`)
 
 The manifest is the single commit point. An import writes its files under `_staging/`,
 renames them into the tree, then replaces `_dataset.json` atomically (temp file, fsync,
 `os.replace`, fsync of the folder). Readers only ever open the files the manifest lists, so a
 reader sees an import entirely or not at all; a file in the tree that the manifest does not
 list is the leftover of an import killed before its commit, and the next import deletes it.
+
+Every import adds a file per partition it touches, so a dataset fed by many small imports
+gathers many small files; `Dataset.compact` rewrites each partition that has several into as
+few as the file size allows, committed the same way (the old files leave the manifest in the
+same replace that brings the new ones in).
 """
 
 from __future__ import annotations
@@ -22,9 +28,11 @@ import errno
 import fcntl
 import json
 import os
+import secrets
 import shutil
+import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +49,7 @@ from bgparse.store.schema import (
 
 __all__ = [
     "MANIFEST_NAME",
+    "CompactSummary",
     "Dataset",
     "DatasetError",
     "DatasetLocked",
@@ -136,6 +145,19 @@ class WriteOptions:
     #: Rows per file before a new part file is started.
     max_file_rows: int = 4 * 1024 * 1024
     compression: str = "zstd"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactSummary:
+    """What `Dataset.compact` did: partitions rewritten, their files and bytes before and
+    after, and the rows they hold (the same before and after)."""
+
+    partitions: int = 0
+    files_before: int = 0
+    files_after: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    rows: int = 0
 
 
 def _fsync_path(path: Path, *, directory: bool = False) -> None:
@@ -275,6 +297,64 @@ class Dataset:
     ) -> Transaction:
         return Transaction(self, import_id, bgparse_version, options or WriteOptions())
 
+    def compact(
+        self,
+        bgparse_version: str,
+        options: WriteOptions | None = None,
+        on_partition: Callable[[str, int], None] | None = None,
+    ) -> CompactSummary:
+        """Merge the files of every partition (and of the ledger) that has more than one into
+        as few as `options.max_file_rows` allows, rows in their committed order. Takes the
+        lock (refused while an import runs); memory stays at about one row group per
+        partition. An interruption at any point leaves the dataset as it was or compacted,
+        never both or neither. `on_partition(where, files)` is called as each one is done."""
+        with self.lock():
+            manifest = self.manifest()
+            groups: dict[tuple[str, str], list[str]] = {}
+            for table in TABLES:
+                for rel in manifest.files.get(table, ()):
+                    groups.setdefault((table, rel.rsplit("/", 1)[0]), []).append(rel)
+            todo = {key: rels for key, rels in groups.items() if len(rels) > 1}
+            if not todo:
+                return CompactSummary()
+            stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+            txn = self.begin(f"compact-{stamp}-{secrets.token_hex(4)}", bgparse_version, options)
+            replaced: list[str] = []
+            rows = 0
+            try:
+                for (table, where), rels in todo.items():
+                    for rel in rels:
+                        part = pq.ParquetFile(self.root / rel)
+                        for batch in part.iter_batches(batch_size=64 * 1024):
+                            txn.add_at(table, where, batch)
+                            rows += batch.num_rows
+                    txn.finish(table, where)
+                    replaced.extend(rels)
+                    if on_partition is not None:
+                        on_partition(where, len(rels))
+                new = txn.commit(replaces=frozenset(replaced), as_import=False)
+            except BaseException:
+                txn.abort()
+                raise
+            before = sum((self.root / rel).stat().st_size for rel in replaced)
+            for rel in replaced:
+                # Unlisted now; a crash before this line leaves them to `recover`.
+                (self.root / rel).unlink(missing_ok=True)
+            old = {rel for files in manifest.files.values() for rel in files}
+            written = (
+                []
+                if new is None
+                else [rel for files in new.files.values() for rel in files if rel not in old]
+            )
+            return CompactSummary(
+                partitions=len(todo),
+                files_before=len(replaced),
+                files_after=len(written),
+                bytes_before=before,
+                bytes_after=sum((self.root / rel).stat().st_size for rel in written),
+                rows=rows,
+            )
+
 
 def _read_pid(fd: int) -> int | None:
     try:
@@ -333,6 +413,21 @@ class Transaction:
             raise ValueError(f"{table}: partition {source!r} does not fit the table")
         where = _partition_dir(table, source, year) if source is not None else table
         self._buffer(table, where, batch)
+
+    def add_at(self, table: str, where: str, batch: pa.RecordBatch) -> None:
+        """Add rows of `table` to the partition folder `where` (relative to the root), as
+        `Dataset.compact` reads them back from a committed file."""
+        if where.split("/", 1)[0] != table:
+            raise ValueError(f"{where!r} is not a folder of table {table!r}")
+        if batch.num_rows:
+            self._buffer(table, where, batch)
+
+    def finish(self, table: str, where: str) -> None:
+        """Write out and close the partition's file: nothing more goes there."""
+        key = (table, where)
+        self._flush(key)
+        if key in self._open:
+            self._close(key)
 
     def _buffer(self, table: str, where: str, batch: pa.RecordBatch) -> None:
         key = (table, where)
@@ -412,8 +507,13 @@ class Transaction:
             self._close(key)
         return list(self._staged)
 
-    def commit(self) -> Manifest | None:
-        """Publish the staged files and commit the manifest; None when nothing was added."""
+    def commit(
+        self, replaces: frozenset[str] = frozenset(), *, as_import: bool = True
+    ) -> Manifest | None:
+        """Publish the staged files and commit the manifest; None when nothing was added.
+        `replaces`: committed files the new ones stand for (compaction), dropped from the
+        manifest in the same commit; `as_import` records the transaction's id among the
+        dataset's imports."""
         staged = self.close_files()
         root = self.dataset.root
         if not staged:
@@ -430,13 +530,12 @@ class Transaction:
         for d in sorted(dirs):
             _fsync_path(d, directory=True)
         old = self.dataset.manifest()
-        files = {t: old.files.get(t, ()) for t in TABLES}
+        files = {t: tuple(f for f in old.files.get(t, ()) if f not in replaces) for t in TABLES}
         for rel in staged:
             table = rel.split("/", 1)[0]
             files[table] = (*files[table], rel)
-        new = Manifest(
-            old.generation + 1, files, (*old.imports, self.import_id), self.bgparse_version
-        )
+        imports = (*old.imports, self.import_id) if as_import else old.imports
+        new = Manifest(old.generation + 1, files, imports, self.bgparse_version)
         _commit_manifest(self.dataset.manifest_path, new)
         shutil.rmtree(self.staging, ignore_errors=True)
         return new
