@@ -9,10 +9,10 @@ Sides are absolute (0 = left column); the engine's positions are relative to the
 from __future__ import annotations
 
 from base64 import b64decode, b64encode
+from binascii import b2a_base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from operator import mul
 from typing import Any, Literal
 
 from bgparse.events import (
@@ -178,6 +178,7 @@ class _GameState:
     drops: int = 0
     beavers: int = 0
     turns: list[Turn] = field(default_factory=list)
+    match_keys: dict[tuple[int, int, int, int, bool], int] = field(default_factory=dict)
     n_turns: int = 0  # actions counted, also where the Turn rows are not kept
     cube_actions: list[list[Any]] = field(default_factory=list)
     drop_value: int = 0
@@ -1185,24 +1186,38 @@ class _Replay:
         else:
             pos_for_id = pos
             on_roll = side
+        race: bool | None
         try:
-            pid = pos_for_id.position_id()
+            pid, pips_a, pips_b, race = pos_for_id.summary()
         except PositionError:
-            pid = ""
-        pips_a, back_a = _side_stats(pos_for_id.mover)
-        pips_b, back_b = _side_stats(pos_for_id.opponent)
+            pid, pips_a, pips_b, race = "", 0, 0, None
         pips = (pips_a, pips_b) if on_roll == side else (pips_b, pips_a)
-        # No contact once the rearmost checkers have passed each other (Position.is_race).
-        race = back_a + back_b <= 25 if pid else None
         offered = kind in ("take", "drop", "beaver", "raccoon")
-        mid = self._match_id(
-            g,
-            on_roll,
-            dice=dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0),
-            cube=c,
-            offered=offered,
-            turn=side,
-        )
+        # The Match ID without dice changes a few times a game: kept per game by what varies.
+        owner = c.owner if c.owner in (0, 1) else -1
+        key = (c.value, owner, on_roll, side, offered)
+        base = g.match_keys.get(key)
+        if base is None:
+            base = g.match_keys[key] = _match_key(
+                self.length,
+                g.score,
+                c.value,
+                owner,
+                on_roll,
+                side,
+                g.crawford,
+                1,
+                offered,
+                0,
+                self.rules.jacoby,
+            )
+        d1, d2 = dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
+        if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
+            mid = ""
+        else:
+            mid = b2a_base64(
+                (base | (d1 << 15) | (d2 << 18)).to_bytes(9, "little"), newline=False
+            ).decode("ascii")
         away = None
         if self.length:
             away = (self.length - g.score[side], self.length - g.score[1 - side])
@@ -1225,7 +1240,7 @@ class _Replay:
                 hits,
                 pips,
                 c.value,
-                c.owner if c.owner in (0, 1) else -1,
+                owner,
                 legal,
                 None,
                 g.score,
@@ -1320,19 +1335,6 @@ def _match_key(
     except IdError:
         return -1
     return int.from_bytes(b64decode(text), "little")
-
-
-@lru_cache(maxsize=1 << 12)
-def _side_stats(board: tuple[int, ...]) -> tuple[int, int]:
-    """A side's (pip count, rearmost occupied slot: 25 the bar, 0 all off). Cached for the
-    same reason as Position IDs: a side's board repeats on the next turn."""
-    back = 25
-    while back and not board[back]:
-        back -= 1
-    return sum(map(mul, board, _SLOTS)), back
-
-
-_SLOTS = range(26)
 
 
 def _xg_set_pos(text: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:

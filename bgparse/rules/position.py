@@ -13,6 +13,7 @@ import binascii
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import mul
 from typing import Any, Final
 
 __all__ = [
@@ -204,6 +205,19 @@ class Position:
                     raise PositionError(f"no Position ID for a side with counts {side!r}")
         return _encode_position_id(self.opponent, self.mover)
 
+    def summary(self) -> tuple[str, int, int, bool]:
+        """(Position ID, mover's pips, opponent's pips, is_race) at once: what a stored turn
+        keeps of its position, from one cached look-up per side. Raises PositionError like
+        `position_id`."""
+        if not self._checked:
+            self.position_id()  # the same checks and error
+        key_a, width_a, pips_a, back_a = _side_info(self.opponent)
+        key_b, _, pips_b, back_b = _side_info(self.mover)
+        key = (key_b << width_a) | key_a
+        pid = binascii.b2a_base64(key.to_bytes(10, "little"), newline=False)[:14].decode("ascii")
+        # Rearmost checkers (own numbering) meet only while a + b > 25 (see has_contact).
+        return pid, pips_b, pips_a, back_a + back_b <= 25
+
     def swap(self) -> Position:
         """The same board with the other side on roll."""
         return Position._make(self.opponent, self.mover, self.checkers, self._checked)
@@ -322,21 +336,28 @@ class Position:
 _SLOT_BITS: Final = tuple("0" + "1" * c for c in range(16))
 
 
-@lru_cache(maxsize=1 << 12)
-def _side_key(side: tuple[int, ...]) -> tuple[int, int]:
-    # One side's half of the key as (value, number of bits). Cached: in a replay each side's
-    # board stays the same while the other side moves, so every board is encoded twice.
+@lru_cache(maxsize=1 << 13)
+def _side_info(side: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """One side's half of the Position ID key as (value, number of bits), with its pip count
+    and its rearmost occupied slot (25 the bar, 0 none). Cached: in a replay each side's board
+    stays the same while the other side moves, so every board is looked at twice."""
     bits = _SLOT_BITS
     text = "".join([bits[c] for c in side[25:0:-1]])
-    return int(text, 2), len(text)
+    back = 25
+    while back and not side[back]:
+        back -= 1
+    return int(text, 2), len(text), sum(map(mul, side, _SLOTS)), back
+
+
+_SLOTS = range(26)
 
 
 def _encode_position_id(first: tuple[int, ...], second: tuple[int, ...]) -> str:
     # 80-bit key: per side, per slot (points 1-24, then the bar) one 1-bit per checker and a
     # 0-bit separator, least significant bit first: `first` fills the low bits, `second` the
     # ones above it.
-    low, width = _side_key(first)
-    high, _ = _side_key(second)
+    low, width, _, _ = _side_info(first)
+    high, _, _, _ = _side_info(second)
     key = (high << width) | low
     return base64.b64encode(key.to_bytes(10, "little")).decode("ascii")[:14]
 
