@@ -47,8 +47,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-#: File name endings searched for when a folder is given.
+#: File name endings searched for when a folder is given: match files, and the archives and
+#: compressed files they come in.
 MATCH_SUFFIXES = (".mat", ".txt", ".sgf")
+ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz")
 
 
 class UsageError(Exception):
@@ -77,12 +79,29 @@ def iter_input_files(paths: Iterable[str]) -> Iterator[Path]:
         p = Path(raw)
         if p.is_dir():
             for f in sorted(p.rglob("*")):
-                if f.is_file() and f.suffix.lower() in MATCH_SUFFIXES and not f.is_symlink():
+                suffix = f.suffix.lower()
+                wanted = suffix in MATCH_SUFFIXES or suffix in ARCHIVE_SUFFIXES
+                if wanted and f.is_file() and not f.is_symlink():
                     yield f
         elif p.is_file():
             yield p
         else:
             raise UsageError(f"{raw}: no such file or folder")
+
+
+def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes | None, str]]:
+    """(label, bytes, "") per match file, or (label, None, reason) for one that cannot be
+    read. Archives and compressed files are opened as `bgparse import` opens them (streamed,
+    with the same limits; a member's label is `archive!member`)."""
+    from bgparse.store.inputs import InputFile, iter_inputs
+
+    for path in files:
+        for item in iter_inputs([path]):
+            if isinstance(item, InputFile):
+                yield item.path, item.data, ""
+            elif (reason := item.reason) is not None:
+                # Refused, or an archive that could not be read to its end.
+                yield item.path, None, reason
 
 
 def check_paths(paths: Iterable[str]) -> list[Path]:
@@ -200,15 +219,13 @@ def parse(
 
     failed = False
     out = sys.stdout
-    for path in check_paths(files):
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
+    for path, data, reason in iter_blobs(check_paths(files)):
+        if data is None:
             failed = True
-            typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
+            typer.echo(f"{path}: {reason}", err=True)
             continue
         try:
-            for rec in iter_records(data, str(path)):
+            for rec in iter_records(data, path):
                 if any(e.severity is Severity.ERROR for e in rec.errors):
                     failed = True
                 if format == "json":
@@ -313,6 +330,24 @@ def _finding_dict(f: Any, strict: bool) -> dict[str, Any]:
     if strict and f.severity is Severity.WARNING:
         d["severity"] = "error"
     return d
+
+
+def _unreadable_input(path: str, reason: str) -> dict[str, Any]:
+    """The JSON line of an input that could not be read at all (not a record's syntax)."""
+    return {
+        "path": path,
+        "index": 0,
+        "ok": False,
+        "format": None,
+        "dialect": None,
+        "length": None,
+        "players": None,
+        "final_score": None,
+        "winner": None,
+        "games": [],
+        "findings": [],
+        "unreadable": reason,
+    }
 
 
 def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
@@ -421,17 +456,18 @@ def validate(
     progress = _Progress(len(files), "validating")
     out = sys.stdout
     try:
-        for path in files:
+        for path, data, reason in iter_blobs(files):
             counts["files"] += 1
             progress.advance()
-            try:
-                data = path.read_bytes()
-            except OSError as exc:
+            if data is None:
                 counts["unreadable"] += 1
-                typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
+                if format == "json":
+                    out.write(json.dumps(_unreadable_input(path, reason)) + "\n")
+                else:
+                    typer.echo(f"{path}: error: {reason}")
                 continue
             try:
-                for rec in iter_records(data, str(path)):
+                for rec in iter_records(data, path):
                     m = replay(rec, overrides or None, keep_turns=False)
                     counts["matches"] += 1
                     d = verified_to_dict(m, strict=strict)
@@ -443,7 +479,7 @@ def validate(
                     if format == "json":
                         out.write(json.dumps(d, ensure_ascii=False) + "\n")
                     else:
-                        _print_verified(m, strict=strict, quiet=quiet)
+                        _print_verified(m, data, strict=strict, quiet=quiet)
             except RecordError as exc:
                 counts["unreadable"] += 1
                 if format == "json":
@@ -464,19 +500,16 @@ def validate(
     raise typer.Exit(2 if counts["unreadable"] else 1 if bad_records else 0)
 
 
-def _print_verified(m: Any, *, strict: bool, quiet: bool) -> None:
+def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
     lines: list[str] | None = None
     for f in m.findings:
         if quiet and f.severity is Severity.INFO:
             continue
         if f.source_line is None and f.line > 0:
             if lines is None:
-                try:
-                    from bgparse.readers.decode import decode_bytes
+                from bgparse.readers.decode import decode_bytes
 
-                    lines = decode_bytes(Path(m.path).read_bytes()).text.split("\n")
-                except OSError:
-                    lines = []
+                lines = decode_bytes(data).text.split("\n")
             if f.line <= len(lines):
                 from dataclasses import replace
 

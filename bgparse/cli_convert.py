@@ -85,7 +85,7 @@ def convert(
     if to not in _FORMATS:
         typer.echo(f"bgparse: --to must be mat or sgf, not {to!r}", err=True)
         raise typer.Exit(2)
-    from bgparse.cli import check_paths
+    from bgparse.cli import check_paths, iter_blobs
     from bgparse.findings import RecordError
     from bgparse.readers import iter_records
     from bgparse.replay import replay
@@ -95,14 +95,14 @@ def convert(
     folder = _out_dir(out)
     written: set[Path] = set()
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
-    for path in files:
-        try:
-            data = path.read_bytes()
-            records = list(iter_records(data, str(path)))
-        except OSError as exc:
+    for label, data, reason in iter_blobs(files):
+        if data is None:
             counts["unreadable"] += 1
-            typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
+            typer.echo(f"{label}: {reason}", err=True)
             continue
+        path = Path(label.rsplit("!", 1)[-1])  # a member's own name names its output
+        try:
+            records = list(iter_records(data, label))
         except RecordError as exc:
             counts["unreadable"] += 1
             typer.echo(exc.format(), err=True)

@@ -112,8 +112,10 @@ def replay(
     `keep_turns=False` skips building the per-turn rows (positions, IDs) that only the store
     needs, for a faster validation."""
     rules = rules_for(record, overrides)
-    run = _Replay(record, rules, keep_turns)
+    assumed = _crawford_assumed(record, overrides)
+    run = _Replay(record, rules, keep_turns, crawford_assumed=assumed)
     result = run.run()
+    support = run.jacoby_support
     explicit_jacoby = overrides is not None and "jacoby" in overrides
     if (
         record.length == 0
@@ -121,22 +123,33 @@ def replay(
         and not explicit_jacoby
         and run.jacoby_support
         and not run.jacoby_against
+        and not (run.jacoby_against_unconfirmed and not run.jacoby_scored)
     ):
         # Money sessions rarely say whether the Jacoby rule was on (GNU writes no tag): when
         # the results score unturned-cube gammons as singles and none contradicts it, that is
         # the rule the session was played under (RULES.md §3).
         rules = rules.replace(jacoby=True)
-        run = _Replay(record, rules, keep_turns)
+        run = _Replay(record, rules, keep_turns, crawford_assumed=assumed)
         result = run.run()
         note = Finding.make(
             "R010",
-            f"the Jacoby rule was in use: {run.jacoby_support} game(s) score a gammon with the "
+            f"the Jacoby rule was in use: {support} game(s) score a gammon with the "
             "cube never turned as a single game, and none says otherwise",
             record.span.line,
             record.span.column,
         )
         result = _with_findings(result, (note,))
     return result
+
+
+def _crawford_assumed(record: MatchRecord, overrides: Mapping[str, Any] | None) -> bool:
+    """Is the Crawford rule only the default (the record does not say, nor the caller)? A
+    `.mat` says so only with a `Crawford` tag, which GNU Backgammon never writes."""
+    if record.length <= 1 or (overrides is not None and "crawford" in overrides):
+        return False
+    if record.format == "sgf":
+        return not (record.games and record.games[0].rules)
+    return record.tag("Crawford") is None
 
 
 def _with_findings(m: VerifiedMatch, extra: tuple[Finding, ...]) -> VerifiedMatch:
@@ -186,14 +199,30 @@ class _GameState:
 
 
 class _Replay:
-    def __init__(self, record: MatchRecord, rules: RuleSet, keep_turns: bool) -> None:
+    def __init__(
+        self,
+        record: MatchRecord,
+        rules: RuleSet,
+        keep_turns: bool,
+        *,
+        crawford_assumed: bool = False,
+    ) -> None:
         self.record = record
+        self.crawford_assumed = crawford_assumed
         self.rules = rules
         self.keep_turns = keep_turns
+        self.next_game: Game | None = None  # the game after the one being replayed
         self.length = record.length
         self.findings: list[Finding] = list(record.errors)
+        # Evidence for the Jacoby rule in a money session: games whose result scores an
+        # unturned-cube gammon as a single (`jacoby_scored` of them by the next score line),
+        # and against it: such gammons scored in full by the next score line, or only by
+        # their 'Wins' line (`jacoby_against_unconfirmed`, which GNU writes without the rule).
         self.jacoby_support = 0
+        self.jacoby_scored = 0
         self.jacoby_against = 0
+        self.jacoby_against_unconfirmed = 0
+        self.score_line_silent = False  # the game being judged has no next score line
         # Hits written without a star: a slip only where the record marks hits elsewhere.
         self.unstarred: list[Finding] = []
         self.lines: list[str] | None = None
@@ -261,7 +290,8 @@ class _Replay:
                 None,
             )
         match_over_reported = False
-        for game in rec.games:
+        for index, game in enumerate(rec.games):
+            self.next_game = rec.games[index + 1] if index + 1 < len(rec.games) else None
             if match.is_over:
                 if not match_over_reported:
                     self.add(
@@ -737,6 +767,15 @@ class _Replay:
 
     def _cube_error(self, g: _GameState, exc: CubeError, span: Span) -> None:
         code = _CUBE_CODES.get(exc.code, "C001")
+        if exc.code == "crawford-game" and self.crawford_assumed:
+            # The rule is only assumed: the match may have been played without it (GNU's
+            # .mat export cannot say so). Reported, as a warning, with the way to check it.
+            message = (
+                f"{exc.message}, or the match was played without the Crawford rule, which the "
+                f"record does not say (validate with --no-crawford) [{exc.code}]"
+            )
+            self.add(code, message, span, g, reason=exc.code, severity=Severity.WARNING)
+            return
         self.add(code, f"{exc.message} [{exc.code}]", span, g, reason=exc.code)
 
     def _double(self, g: _GameState, a: Double) -> None:
@@ -907,8 +946,26 @@ class _Replay:
                 if g.end == "drop"
                 else g.cube.scoring_value(crawford_game=g.crawford, rules=rules)
             )
+            points = a.points
+            if end == "bearoff" and self.length == 0 and g.result != "single" and not g.cube.used:
+                # A money gammon with the cube never turned is worth what the Jacoby rule says,
+                # and GNU writes its 'Wins' line without the rule while its running score keeps
+                # it: where the next score line counts the game as a single, that is the value.
+                scored = self._scored_points(g, winner)
+                self.score_line_silent = scored is None
+                if scored is not None and scored != points and scored == cube:
+                    self.jacoby_scored += 1
+                    self.add(
+                        "R010",
+                        f"'Wins {points} points' but the next game's score counts {scored}: "
+                        "the gammon was scored as a single game (the Jacoby rule)",
+                        a.span,
+                        g,
+                        severity=Severity.INFO,
+                    )
+                    points = scored
             verdict = explain_win_points(
-                a.points,
+                points,
                 cube=cube,
                 end=end,
                 rules=rules,
@@ -917,7 +974,7 @@ class _Replay:
                 result=g.result if end == "bearoff" else None,  # type: ignore[arg-type]
                 needed=self._needed(g, winner),
             )
-            self._judge(g, a, verdict, winner)
+            self._judge(g, a, verdict, winner, points)
             return
         # The game had not ended: the other side resigned (or the game was forfeited).
         if g.cube.pending is not None:
@@ -957,10 +1014,24 @@ class _Replay:
         g.result = _LEVEL_RESULT.get(g.resign_level or 0)
         self._judge(g, a, verdict, side)
 
-    def _judge(self, g: _GameState, a: Win, verdict: Any, winner: int) -> None:
+    def _scored_points(self, g: _GameState, winner: int) -> int | None:
+        """The points the next game's score line gives this game's winner (the loser's score
+        unchanged), or None where it says nothing clear."""
+        nxt = self.next_game
+        if nxt is None or min(nxt.score) < 0:
+            return None
+        gained = nxt.score[winner] - g.score[winner]
+        if nxt.score[1 - winner] != g.score[1 - winner] or gained <= 0:
+            return None
+        return gained
+
+    def _judge(
+        self, g: _GameState, a: Win, verdict: Any, winner: int, points: int | None = None
+    ) -> None:
+        written = a.points if points is None else points
         code = verdict.code
         if code in ("consistent", "resignation"):
-            g.points = a.points if g.end == "resign" else g.points
+            g.points = written if g.end == "resign" else g.points
             if (
                 code == "consistent"
                 and g.end == "normal"
@@ -968,16 +1039,21 @@ class _Replay:
                 and not g.cube.used
                 and self.length == 0
             ):
-                self.jacoby_against += 1
+                if self.score_line_silent:
+                    self.jacoby_against_unconfirmed += 1
+                else:
+                    self.jacoby_against += 1
             return
         if code == "jacoby-inferred":
             self.jacoby_support += 1
-            g.points = a.points
+            g.points = written
             self.add("R010", verdict.message, a.span, g, severity=Severity.INFO)
             return
         if code == "jacoby-not-applied":
-            # GNU records resignations without the Jacoby rule: score as written.
-            g.points = a.points
+            # GNU scores resignations without the Jacoby rule: score as written. A game
+            # played out is scored by the rule (GNU writes its 'Wins' line without it).
+            if g.end != "normal":
+                g.points = written
             self.add("R001", verdict.message, a.span, g, severity=Severity.INFO)
             return
         if code == "capped":
@@ -1073,7 +1149,11 @@ class _Replay:
             winner=g.winner,
             points=g.points if g.winner is not None else 0,
             end=g.end,
-            result_type=g.result if g.winner is not None else None,
+            # As scored (as GNU reports it): a gammon the Jacoby rule made a single is a single;
+            # `jacoby_applied` keeps what the board showed.
+            result_type=(
+                ("single" if g.jacoby_applied else g.result) if g.winner is not None else None
+            ),
             cube=cube.value,
             cube_owner=owner,
             crawford=g.crawford,

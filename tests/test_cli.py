@@ -137,6 +137,37 @@ def test_validate_folder_strict_and_rule_options(files: dict[str, Path], tmp_pat
     assert d["rules"]["crawford"] is False
 
 
+def test_validate_reads_archives_and_compressed_files(tmp_path: Path) -> None:
+    """Archives and compressed files are opened as `import` opens them: each member is
+    validated under `archive!member`, with its own source lines under a finding."""
+    import gzip
+    import zipfile
+
+    folder = tmp_path / "in"
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "club.zip", "w") as zf:
+        zf.writestr("round1/legal.mat", LEGAL)
+        zf.writestr("round1/illegal.mat", ILLEGAL)
+    (folder / "one.mat.gz").write_bytes(gzip.compress(LEGAL.encode()))
+    (folder / "cut.mat.gz").write_bytes(gzip.compress(LEGAL.encode())[:40])
+    res = runner.invoke(app, ["validate", str(folder)])
+    assert res.exit_code == 2  # the cut file cannot be read
+    lines = res.output.splitlines()
+    head = f"{folder}/club.zip!round1/illegal.mat:5:6: error: P001 illegal play 42: 24/18 13/11"
+    i = next(i for i, line in enumerate(lines) if line.startswith(head))
+    assert lines[i + 1] == "      1) 42: 24/18 13/11             41: 6/5* 24/20"
+    assert f"{folder}/club.zip!round1/legal.mat: Alice vs Bob, 3-point match" in res.output
+    assert f"{folder}/one.mat.gz!one.mat: Alice vs Bob, 3-point match" in res.output
+    assert any(
+        line.startswith(f"{folder}/cut.mat.gz: error: cannot decompress (gz)") for line in lines
+    )
+    assert lines[-1] == "4 file(s), 3 match(es): 1 error(s), 0 warning(s), 1 unreadable"
+    js = runner.invoke(app, ["validate", str(folder / "cut.mat.gz"), "-f", "json"])
+    assert js.exit_code == 2
+    d = json.loads(js.output)
+    assert d["ok"] is False and d["unreadable"].startswith("cannot decompress (gz)")
+
+
 def test_zero_zero_placeholder_is_a_notation_warning(tmp_path: Path) -> None:
     # `0/0` for a die that could not be played (an archive habit): ignored with N003.
     text = LEGAL.replace("61: 25/24 22/16", "61: 25/24 22/16 0/0")

@@ -236,8 +236,58 @@ def _read_path(
     if skip_archive is not None and skip_archive(sha):
         yield Archive(path, sha, st.st_size, 0, skipped=True, consumed=st.st_size)
         return
-    reader = _zip_members if kind == "zip" else _tar_members
+    if kind == "zip":
+        reader = _zip_members
+    elif kind == "tar" or _holds_tar(path, kind):
+        reader = _tar_members
+    else:
+        reader = _compressed_file
     yield from reader(path, sha, st.st_size, kind, lim)
+
+
+_READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
+
+
+def _holds_tar(path: str, kind: str) -> bool:
+    """Does a gzip, bzip2 or xz stream hold a tar archive (rather than one compressed file)?"""
+    head = b""
+    try:
+        with open(path, "rb") as raw:
+            stream = _decompressed(kind, _Counter(raw))
+            while len(head) < 512 and (chunk := stream.read(512 - len(head))):
+                head += chunk
+    except _READ_ERRORS:
+        pass  # a cut or corrupt stream: judged by what it gave, and reported by its reader
+    return head[257:262] == b"ustar"
+
+
+#: Suffixes a compressed single file's name loses to name what it holds.
+_COMPRESSED_SUFFIX = re.compile(r"\.(?:gz|gzip|z|bz2|bzip2|xz|lzma)$", re.IGNORECASE)
+
+
+def _compressed_file(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iterator[Item]:
+    """A single compressed file (`match.mat.gz`): read as an archive of one member, named by
+    the file's name without the compression suffix; bounded like an archive member."""
+    ratio_cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    hard = min(lim.max_file_bytes, ratio_cap)
+    name = _COMPRESSED_SUFFIX.sub("", os.path.basename(path)) or "content"
+    try:
+        with open(path, "rb") as raw:
+            data = _decompressed(kind, _Counter(raw)).read(hard + 1)
+    except _READ_ERRORS as exc:
+        yield Archive(path, sha, size, 0, f"cannot decompress ({kind}): {exc}", consumed=size)
+        return
+    if len(data) > hard:
+        if hard < lim.max_file_bytes:
+            why = f"expands more than {lim.max_ratio:g} times its size (decompression bomb?)"
+        else:
+            why = f"expands past the {lim.max_file_bytes:,}-byte file limit"
+        yield Rejected(f"{path}!{name}", "member", why, None, None, path, sha, size)
+        yield Archive(path, sha, size, 1, None)
+        return
+    digest = hashlib.sha256(data).hexdigest()
+    yield InputFile(f"{path}!{name}", "member", data, digest, path, sha, size)
+    yield Archive(path, sha, size, 1, None)
 
 
 def _hash_stream(fh: IO[bytes]) -> str:

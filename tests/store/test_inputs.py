@@ -3,9 +3,11 @@ with a reason (nothing is ever written: member names are only labels)."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import hashlib
 import io
+import lzma
 import os
 import tarfile
 import zipfile
@@ -275,9 +277,46 @@ def test_truncated_and_fake_archives(tmp_path: Path) -> None:
     found = summary(items(cut, plain_gz, broken_zip))
     assert found[0] == ("file", "cut.tgz!a.mat", "a" * 100_000)
     assert found[1][0] == "archive" and found[1][2].startswith("cannot read archive:")
-    assert found[2][0] == "archive" and found[2][2].startswith("not a tar archive:")
-    assert found[3][0] == "archive" and found[3][2].startswith("not a readable zip archive:")
-    assert len(found) == 4
+    # A compressed file that holds no tar archive is one compressed match file.
+    assert found[2:4] == [
+        ("file", "single.mat.gz!single.mat", "just text, not a tar archive\n" * 30),
+        ("archive", "single.mat.gz", ""),
+    ]
+    assert found[4][0] == "archive" and found[4][2].startswith("not a readable zip archive:")
+    assert len(found) == 5
+
+
+@pytest.mark.parametrize("kind", ["gz", "bz2", "xz"])
+def test_compressed_single_files(tmp_path: Path, kind: str) -> None:
+    """`match.mat.gz` (or .bz2, .xz) is read as an archive of one member; a cut stream, a
+    bomb and a file over the size limit are each refused with their reason."""
+    compress = {"gz": gzip.compress, "bz2": bz2.compress, "xz": lzma.compress}[kind]
+    text = b'; [Player 1 "A"]\n 1 point match\n' * 50
+    good = tmp_path / f"m.MAT.{kind}"
+    good.write_bytes(compress(text))
+    cut = tmp_path / f"cut.mat.{kind}"
+    cut.write_bytes(good.read_bytes()[: len(good.read_bytes()) // 2])
+    bomb = tmp_path / f"bomb.{kind}"
+    bomb.write_bytes(compress(b"\0" * (8 * 1024 * 1024)))
+    big = tmp_path / f"big.mat.{kind}"
+    big.write_bytes(compress(os.urandom(3000)))
+    found = summary(items(good, cut, bomb, big, limits=Limits(max_file_bytes=2000)))
+    assert found[0:2] == [
+        ("file", f"m.MAT.{kind}!m.MAT", text.decode()),
+        ("archive", good.name, ""),
+    ]
+    assert found[2][0:2] == ("archive", cut.name) and found[2][2].startswith("cannot decompress")
+    assert found[3:5] == [
+        ("rejected", f"bomb.{kind}!bomb", "expands past the 2,000-byte file limit"),
+        ("archive", bomb.name, ""),
+    ]
+    assert found[5:] == [
+        ("rejected", f"big.mat.{kind}!big.mat", "expands past the 2,000-byte file limit"),
+        ("archive", big.name, ""),
+    ]
+    ratio = summary(items(bomb, limits=Limits(ratio_floor=1000)))
+    assert ratio[0] == ("rejected", f"bomb.{kind}!bomb",
+                        "expands more than 200 times its size (decompression bomb?)")  # fmt: skip
 
 
 def test_skip_archive_callback(tmp_path: Path) -> None:

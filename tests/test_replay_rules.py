@@ -1,0 +1,118 @@
+"""Rules the record does not state, read from the record itself: the Jacoby rule from a money
+session's running score, and the Crawford rule when only assumed. The records are legal
+matches made by bgparse's generator and written as GNU writes them, then edited the way GNU's
+own exports differ (GNU writes a 'Wins' line without the Jacoby rule, and no Crawford tag)."""
+
+from __future__ import annotations
+
+import re
+
+from bgparse.findings import Severity
+from bgparse.generate import GeneratorPolicy, generate_match
+from bgparse.readers import iter_records
+from bgparse.replay import replay
+from bgparse.verified import VerifiedMatch
+from bgparse.writers import write_mat
+
+NO_CUBE = GeneratorPolicy(double_rate=0.0, random_double=0.0, resign_rate=0.0)
+
+
+def read(text: str) -> VerifiedMatch:
+    [rec] = iter_records(text.encode(), "test.mat")
+    return replay(rec)
+
+
+def errors(m: VerifiedMatch) -> list[str]:
+    return [f"{f.code} {f.message}" for f in m.findings if f.severity is Severity.ERROR]
+
+
+def jacoby_session() -> tuple[str, VerifiedMatch]:
+    """A money session without the Jacoby rule whose first game is a gammon with the cube
+    never turned (2 points), a single and another game after it."""
+    m = generate_match("jac:0", 0, games=3, policy=NO_CUBE)
+    assert m.rules["jacoby"] is False
+    assert [(g.end, g.result_type, g.cube, g.points) for g in m.games[:2]] == [
+        ("normal", "gammon", 1, 2),
+        ("normal", "single", 1, 1),
+    ]
+    return write_mat(m), m
+
+
+def test_gammon_scored_single_by_the_next_score_line_is_the_jacoby_rule() -> None:
+    text, original = jacoby_session()
+    # GNU's export of the same session played with the Jacoby rule: its 'Wins' line still
+    # says 2 points, its score lines count the game as 1.
+    left = original.players[0]
+    edited = re.sub(
+        rf"(?m)^( {left} : )(\d+)",
+        lambda m: m[1] + str(max(int(m[2]) - 1, 0)),
+        text,
+    )
+    assert edited.count(f" {left} : 1 ") == 1 and "Wins 2 points" in edited
+    m = read(edited)
+    assert errors(m) == []
+    assert m.rules["jacoby"] is True
+    first = m.games[0]
+    assert (first.points, first.result_type, first.jacoby_applied) == (1, "single", True)
+    notes = [f for f in m.findings if f.code == "R010"]
+    assert notes and all(f.severity is Severity.INFO for f in notes)
+    assert any("the next game's score counts 1" in f.message for f in notes)
+    assert m.games[1].score_before == (1, 0)
+    # The last game has no score line after it: its 'Wins 2 points' (GNU writes it without
+    # the rule) is scored by the rule the session was played under, with a note.
+    last = m.games[-1]
+    assert (last.points, last.result_type, last.jacoby_applied) == (1, "single", True)
+    assert m.final_score == (2, 1)
+    assert any(f.code == "R001" and f.severity is Severity.INFO for f in m.findings)
+
+
+def test_gammon_scored_in_full_by_the_next_score_line_is_no_jacoby() -> None:
+    text, _ = jacoby_session()
+    m = read(text)
+    assert errors(m) == [] and m.rules["jacoby"] is False
+    first = m.games[0]
+    assert (first.points, first.result_type, first.jacoby_applied) == (2, "gammon", False)
+    assert not [f for f in m.findings if f.code == "R010"]
+
+
+def crawford_double_match() -> str:
+    """A 3-point match whose Crawford game holds a double (a match played without the rule)."""
+    from bgparse.rules import RuleSet
+
+    for i in range(400):
+        m = generate_match(f"crawford:{i}", 3)
+        # Played with the rule, the generator never doubles in the Crawford game: make one.
+        crawford = [g for g in m.games if g.crawford]
+        if crawford and crawford[0].plays >= 2:
+            text = write_mat(m)
+            number = crawford[0].number
+            head, sep, rest = text.partition(f" Game {number}\n")
+            lines = rest.split("\n")
+            # The first row with two plays: the right player doubles instead of playing,
+            # the left player takes, and the right player's roll moves to the next row.
+            for k, line in enumerate(lines[2:], start=2):
+                cells = re.match(r"(\s*\d+\) )(\d\d: .*?)\s{2,}(\d\d: .*)$", line)
+                if cells:
+                    lines[k] = f"{cells[1]}{cells[2]:<29} Doubles => 2"
+                    lines.insert(k + 1, f"{' ' * len(cells[1])}{'Takes':<29} {cells[3]}")
+                    break
+            else:
+                continue
+            assert RuleSet().crawford
+            return head + sep + "\n".join(lines)
+    raise AssertionError("no generated match with a Crawford game of two plays")
+
+
+def test_double_in_an_assumed_crawford_game_is_a_warning() -> None:
+    text = crawford_double_match()
+    m = read(text)
+    c007 = [f for f in m.findings if f.code == "C007"]
+    assert len(c007) == 1 and c007[0].severity is Severity.WARNING
+    assert "played without the Crawford rule" in c007[0].message
+    assert "--no-crawford" in c007[0].message
+    stated = read('; [Crawford "On"]\n' + text)
+    [f] = [f for f in stated.findings if f.code == "C007"]
+    assert f.severity is Severity.ERROR and "without the Crawford rule" not in f.message
+    [rec] = iter_records(text.encode(), "test.mat")
+    off = replay(rec, {"crawford": False})
+    assert not [f for f in off.findings if f.code == "C007"]
