@@ -81,6 +81,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "N001": (Severity.WARNING, "hit star on a step that hits nothing"),
     "N002": (Severity.WARNING, "hit without a star"),
     "N003": (Severity.WARNING, "a '0/0' placeholder for an unplayed die was ignored"),
+    "N004": (Severity.INFO, "too many illegal plays to search each for the board after it"),
 }
 
 
@@ -138,14 +139,15 @@ def format_finding(path: str, f: Finding, *, context: bool = True) -> str:
     head = f"{path}:{f.line}:{f.column}: {f.code} {f.message}"
     if not context or f.source_line is None:
         return head + (f"\n{f.detail}" if f.detail and context else "")
-    src = f.source_line.rstrip("\r\n").expandtabs(1)
+    src = f.source_line
+    caret_col = f.column
     if len(src) > 200:
-        # Show a window around the column rather than a whole huge line.
+        # Show a window around the column rather than a whole huge line (cut first: an SGF
+        # file is often one line of megabytes, with a finding every few characters).
         start = max(0, f.column - 100)
         src = src[start : start + 200]
         caret_col = f.column - start
-    else:
-        caret_col = f.column
+    src = src.rstrip("\r\n").expandtabs(1)  # a tab is one column, as the readers count
     out = f"{head}\n    {src}\n    {' ' * max(caret_col - 1, 0)}^"
     if f.detail:
         out += "\n" + f.detail

@@ -251,8 +251,21 @@ def _to_batch(table: str, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
         # A table opened for a match that has no rows in it (a game with no turns).
         return pa.RecordBatch.from_pylist([], schema=schema)
     columns = zip(*rows, strict=True)
-    arrays = [pa.array(c, type=f.type) for c, f in zip(columns, schema, strict=True)]
+    arrays = []
+    for values, f in zip(columns, schema, strict=True):
+        try:
+            arrays.append(pa.array(values, type=f.type))
+        except (pa.ArrowInvalid, OverflowError) as exc:
+            # Only a hostile record gets here (a cube doubled past 2^31, say).
+            raise Unstorable(
+                f"a value of {table}.{f.name} does not fit its column ({exc})"
+            ) from None
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+class Unstorable(ValueError):
+    """A verified match with a value the dataset's columns cannot hold: its file is
+    quarantined with this reason."""
 
 
 class _Rows:
@@ -482,12 +495,18 @@ class _Rows:
                 n += 1
                 moves[t.side] += 1
         total_rolls = n
+        # Per cube action: does each side double again later in the game (a recube)?
+        doubles_later: list[tuple[bool, bool]] = []
+        seen = [False, False]
+        for ca in reversed(g.cube_actions):
+            doubles_later.append((seen[0], seen[1]))
+            seen[ca.doubler] = True
+        doubles_later.reverse()
         for i, ca in enumerate(g.cube_actions):
             doubler, taker = ca.doubler, 1 - ca.doubler
             turn = g.turns[ca.turn] if 0 <= ca.turn < len(g.turns) else None
             before = rolls_before[ca.turn] if turn else 0
             owner_before = turn.cube_owner if turn else (-1 if ca.cube_before == 1 else doubler)
-            later = g.cube_actions[i + 1 :]
             self.table("cube_actions", source, year).append(
                 (
                     uid,
@@ -522,7 +541,7 @@ class _Rows:
                     g.end,
                     g.result_type,
                     g.cube,
-                    any(c.doubler == taker for c in later),
+                    doubles_later[i][taker],
                     total_rolls - before,
                     ca.line,
                     ca.column,
@@ -556,6 +575,9 @@ def _process(task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes
                 added.add(uid)
                 counts.append(rows.add_match(vm, uid, content_sha))
         return FileResult(task.path, "ok", None, counts, rows.batches())
+    except Unstorable as exc:
+        seen -= added
+        return FileResult(task.path, "quarantined", str(exc)[:500])
     except SyntaxRecordError as exc:
         f = exc.finding
         rows = _Rows(ctx, task)

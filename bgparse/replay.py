@@ -61,6 +61,12 @@ __all__ = ["replay", "rules_for"]
 #: Agreement that ends the search for the board after an illegal play at once (the rest of
 #: the game agrees, or this many plays do: more than any game has).
 _LOOKAHEAD = 1000
+#: Plays one match may check while looking for the board after its illegal plays. Real
+#: records use a few hundred; a file of nothing but illegal plays would otherwise cost time
+#: in proportion to its plays times their alternatives.
+_SEARCH_BUDGET = 20_000
+#: Illegal plays of one match shown with the board and the legal plays (the rest: message only).
+_DETAILS = 200
 _RESULT_LEVEL = {"single": 1, "gammon": 2, "backgammon": 3}
 _LEVEL_RESULT = {1: "single", 2: "gammon", 3: "backgammon"}
 _CUBE_CODES = {
@@ -209,6 +215,9 @@ class _Replay:
     ) -> None:
         self.record = record
         self.crawford_assumed = crawford_assumed
+        self.search_budget = _SEARCH_BUDGET
+        # Boards and legal plays shown under illegal plays: enough for any reader.
+        self.details_left = _DETAILS
         self.rules = rules
         self.keep_turns = keep_turns
         self.next_game: Game | None = None  # the game after the one being replayed
@@ -519,7 +528,7 @@ class _Replay:
         if not res.ok:
             if dice_ok:  # impossible dice are reported once, as P002
                 self._illegal(g, a, res, span)
-            after = self._continuation(res, actions, i, side)
+            after = self._continuation(g, res, actions, i, side)
         elif res.hit_star_mismatch:
             self._stars(g, res, span)
         if res.ambiguous:
@@ -537,7 +546,9 @@ class _Replay:
         if sum(after.opponent) == 0:
             self._bear_off_win(g, side, after)
 
-    def _continuation(self, res: Any, actions: tuple[Action, ...], i: int, side: int) -> Position:
+    def _continuation(
+        self, g: _GameState, res: Any, actions: tuple[Action, ...], i: int, side: int
+    ) -> Position:
         """The board to go on from after an illegal play.
 
         The record's own result (its steps applied as far as they physically go) stands, as
@@ -546,10 +557,22 @@ class _Replay:
         impossible dice) that the next plays agree with is taken. So one slip in a record is
         reported once, not again at every later play it would otherwise throw off."""
         best: Position = res.after
+        if self.search_budget <= 0:
+            return best
         best_score = self._agreement(best, actions, i, 1 - side)
         if best_score >= _LOOKAHEAD:
             return best
         for cand in self._candidates(res):
+            if self.search_budget <= 0:
+                self.add(
+                    "N004",
+                    "too many illegal plays to look for the board after each: from here on the "
+                    "record's own results are taken as they stand",
+                    actions[i].span,
+                    g,
+                    severity=Severity.INFO,
+                )
+                break
             score = self._agreement(cand, actions, i, 1 - side)
             if score > best_score:
                 best, best_score = cand, score
@@ -582,7 +605,8 @@ class _Replay:
         count = 0
         side = on_roll
         marks = self.record.hit_marks
-        for b in actions[i + 1 :]:
+        for k in range(i + 1, len(actions)):
+            b = actions[k]
             t = type(b)
             if t is Roll or t is CannotMove:
                 assert isinstance(b, Roll | CannotMove)
@@ -592,6 +616,7 @@ class _Replay:
                 d1, d2 = b.dice
                 if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
                     return count
+                self.search_budget -= 1
                 try:
                     res = verify_play(pos, (d1, d2), moves)
                 except (PlayError, DiceError, PositionError):
@@ -607,7 +632,8 @@ class _Replay:
         return _LOOKAHEAD  # agrees with everything to the end of the game
 
     def _ends_after(self, actions: tuple[Action, ...], i: int) -> bool:
-        for b in actions[i + 1 :]:
+        for k in range(i + 1, len(actions)):
+            b = actions[k]
             t = type(b)
             if t is Win or t is Loss or t is Resign:
                 return True
@@ -620,11 +646,13 @@ class _Replay:
         reason = res.reason or "illegal"
         written = _written(a) or "no play"
         detail = None
+        self.details_left -= 1
         try:
-            alts = res.alternatives
-            shown = ", ".join(p.notation for p in list(alts)[:8]) if alts is not None else ""
-            more = f" (+{len(alts) - 8} more)" if alts is not None and len(alts) > 8 else ""
-            detail = diagram(res.position) + (f"\nlegal plays: {shown}{more}" if shown else "")
+            alts = res.alternatives if self.details_left >= 0 else None
+            if alts is not None:
+                shown = ", ".join(alts[k].notation for k in range(min(len(alts), 8)))
+                more = f" (+{len(alts) - 8} more)" if len(alts) > 8 else ""
+                detail = diagram(res.position) + (f"\nlegal plays: {shown}{more}" if shown else "")
         except (PositionError, ValueError):
             detail = None
         self.add(

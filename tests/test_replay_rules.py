@@ -116,3 +116,17 @@ def test_double_in_an_assumed_crawford_game_is_a_warning() -> None:
     [rec] = iter_records(text.encode(), "test.mat")
     off = replay(rec, {"crawford": False})
     assert not [f for f in off.findings if f.code == "C007"]
+
+
+def test_a_record_of_nothing_but_illegal_plays_is_reported_within_bounds() -> None:
+    """3,000 rolls with no play written, nested as SGF variations: every one is reported, the
+    board is shown under the first 200 only, and once the search for the board after each
+    has used its budget a single N004 says so (the cost stays linear in the file)."""
+    text = "(;FF[4]GM[6]" + "(;B[31]" * 3000 + ")" * 3000 + ")"
+    [rec] = iter_records(text.encode(), "hostile.sgf")
+    m = replay(rec, keep_turns=False)
+    p001 = [f for f in m.findings if f.code == "P001"]
+    assert len(p001) >= 2999
+    assert all(f.detail for f in p001[:200]) and not any(f.detail for f in p001[200:])
+    [n004] = [f for f in m.findings if f.code == "N004"]
+    assert n004.severity is Severity.INFO and n004.line == 1

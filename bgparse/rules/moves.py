@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Final, NamedTuple, Protocol, runtime_checkable
 
 from bgparse.rules.position import BAR, OFF, Position, PositionError
@@ -483,6 +484,11 @@ class LegalPlays:
         return iter(self._all())
 
     def __getitem__(self, index: int) -> Play:
+        plays = self._gen.plays
+        if self._plays is None and plays and 0 <= index < len(plays):
+            # One play (a message's example) without building all of them.
+            key, raw = next(islice(plays.items(), index, None))
+            return _play(_steps(self.position, raw), _after(self.position, key))
         return self._all()[index]
 
     def __contains__(self, item: object) -> bool:

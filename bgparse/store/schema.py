@@ -1,4 +1,8 @@
-"""Arrow schemas of the dataset's tables (schema v1), their partitioning and file metadata.
+"""Arrow schemas of the dataset's tables (schema v2), their partitioning and file metadata.
+
+v2 (from v1): every count, score, cube and index column is int32 (was int16). Parquet stores
+both in 32 bits, so files do not grow; a hostile record (a game of 50,000 actions, a cube
+doubled twenty times) no longer overflows a column.
 
 Sides are absolute as in `bgparse.verified`: 0 is the left column of a `.mat` score line (GNU's
 player 0, SGF White), 1 the right one; `-1` means "nobody" (a centred cube). Columns named
@@ -29,7 +33,7 @@ __all__ = [
 ]
 
 #: Bumped on renames, type or meaning changes; additive nullable columns keep it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 PARTITION_FIELDS: tuple[pa.Field, ...] = (
     pa.field("source", pa.string(), nullable=False),
@@ -51,7 +55,7 @@ MATCHES = pa.schema(
         pa.field("content_sha256", pa.string(), nullable=False),  # of the canonical match
         pa.field("file_sha256", pa.string(), nullable=False),
         pa.field("source_path", pa.string(), nullable=False),  # "archive.zip!member" for members
-        pa.field("match_index", pa.int16(), nullable=False),  # which match of the file
+        pa.field("match_index", pa.int32(), nullable=False),  # which match of the file
         pa.field("format", pa.string()),  # mat | sgf
         pa.field("dialect", pa.string()),
         pa.field("import_id", pa.string(), nullable=False),
@@ -68,15 +72,15 @@ MATCHES = pa.schema(
         pa.field("player1_key", pa.string()),
         pa.field("rating0", pa.float64()),
         pa.field("rating1", pa.float64()),
-        pa.field("match_length", pa.int16(), nullable=False),  # 0 = money session
+        pa.field("match_length", pa.int32(), nullable=False),  # 0 = money session
         pa.field("variant", pa.string()),
         pa.field("crawford", pa.bool_()),
         pa.field("jacoby", pa.bool_()),
         pa.field("beaver", pa.bool_()),
-        pa.field("cube_limit", pa.int16()),
-        pa.field("n_games", pa.int16(), nullable=False),
-        pa.field("final_score0", pa.int16(), nullable=False),
-        pa.field("final_score1", pa.int16(), nullable=False),
+        pa.field("cube_limit", pa.int32()),
+        pa.field("n_games", pa.int32(), nullable=False),
+        pa.field("final_score0", pa.int32(), nullable=False),
+        pa.field("final_score1", pa.int32(), nullable=False),
         pa.field("winner", pa.int8()),  # NULL: unfinished match or money session
         pa.field("is_complete", pa.bool_(), nullable=False),
         pa.field("is_valid", pa.bool_(), nullable=False),  # no error-level finding
@@ -91,15 +95,15 @@ MATCHES = pa.schema(
 GAMES = pa.schema(
     [
         pa.field("match_uid", _UID, nullable=False),
-        pa.field("game_no", pa.int16(), nullable=False),  # as the record numbers it
-        pa.field("game_index", pa.int16(), nullable=False),  # 0-based order in the match
-        pa.field("match_length", pa.int16(), nullable=False),
-        pa.field("score0_before", pa.int16(), nullable=False),  # computed running score
-        pa.field("score1_before", pa.int16(), nullable=False),
-        pa.field("score0_written", pa.int16(), nullable=False),  # the score line as written
-        pa.field("score1_written", pa.int16(), nullable=False),
-        pa.field("away0", pa.int16()),  # points still needed; NULL in money play
-        pa.field("away1", pa.int16()),
+        pa.field("game_no", pa.int32(), nullable=False),  # as the record numbers it
+        pa.field("game_index", pa.int32(), nullable=False),  # 0-based order in the match
+        pa.field("match_length", pa.int32(), nullable=False),
+        pa.field("score0_before", pa.int32(), nullable=False),  # computed running score
+        pa.field("score1_before", pa.int32(), nullable=False),
+        pa.field("score0_written", pa.int32(), nullable=False),  # the score line as written
+        pa.field("score1_written", pa.int32(), nullable=False),
+        pa.field("away0", pa.int32()),  # points still needed; NULL in money play
+        pa.field("away1", pa.int32()),
         pa.field("is_crawford", pa.bool_(), nullable=False),
         pa.field("is_post_crawford", pa.bool_(), nullable=False),
         pa.field("opening_side", pa.int8()),  # NULL unless the game starts from the opening
@@ -108,18 +112,18 @@ GAMES = pa.schema(
         pa.field("reply_roll", pa.string()),
         pa.field("reply_play", pa.string()),
         pa.field("n_turns", pa.int32(), nullable=False),  # rows in `turns`
-        pa.field("n_plays", pa.int16(), nullable=False),
-        pa.field("n_dances", pa.int16(), nullable=False),
-        pa.field("n_doubles", pa.int16(), nullable=False),
-        pa.field("n_takes", pa.int16(), nullable=False),
-        pa.field("n_drops", pa.int16(), nullable=False),
-        pa.field("n_beavers", pa.int16(), nullable=False),
-        pa.field("final_cube", pa.int16(), nullable=False),
+        pa.field("n_plays", pa.int32(), nullable=False),
+        pa.field("n_dances", pa.int32(), nullable=False),
+        pa.field("n_doubles", pa.int32(), nullable=False),
+        pa.field("n_takes", pa.int32(), nullable=False),
+        pa.field("n_drops", pa.int32(), nullable=False),
+        pa.field("n_beavers", pa.int32(), nullable=False),
+        pa.field("final_cube", pa.int32(), nullable=False),
         pa.field("final_cube_owner", pa.int8(), nullable=False),
         pa.field("end", pa.string(), nullable=False),  # normal | resign | drop | unfinished
         pa.field("winner", pa.int8()),
         pa.field("result_type", pa.string()),  # single | gammon | backgammon
-        pa.field("points", pa.int16(), nullable=False),  # what the winner scored
+        pa.field("points", pa.int32(), nullable=False),  # what the winner scored
         pa.field("resign_level", pa.int8()),
         pa.field("jacoby_applied", pa.bool_(), nullable=False),
         pa.field("final_position_id", pa.string()),
@@ -131,12 +135,12 @@ GAMES = pa.schema(
 TURNS = pa.schema(
     [
         pa.field("match_uid", _UID, nullable=False),
-        pa.field("game_no", pa.int16(), nullable=False),
-        pa.field("ply", pa.int16(), nullable=False),  # 0-based action index in the game
+        pa.field("game_no", pa.int32(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),  # 0-based action index in the game
         pa.field("side", pa.int8(), nullable=False),
         pa.field("kind", pa.string(), nullable=False),  # play dance hidden double take drop ...
-        pa.field("move_no", pa.int16(), nullable=False),  # the mover's n-th turn (1-based)
-        pa.field("rolls_before", pa.int16(), nullable=False),  # rolls by either side before it
+        pa.field("move_no", pa.int32(), nullable=False),  # the mover's n-th turn (1-based)
+        pa.field("rolls_before", pa.int32(), nullable=False),  # rolls by either side before it
         pa.field("position_id", pa.string()),  # GNU Position ID before the action
         pa.field("match_id", pa.string()),  # GNU Match ID before the action
         pa.field("die1", pa.uint8()),  # as written (order kept)
@@ -147,18 +151,18 @@ TURNS = pa.schema(
         pa.field("written", pa.string()),  # the play as the record wrote it
         pa.field("steps", pa.list_(_STEP)),  # resolved single-die steps
         pa.field("hits", pa.uint8(), nullable=False),
-        pa.field("pips_mover", pa.int16(), nullable=False),
-        pa.field("pips_opponent", pa.int16(), nullable=False),
+        pa.field("pips_mover", pa.int32(), nullable=False),
+        pa.field("pips_opponent", pa.int32(), nullable=False),
         pa.field("is_race", pa.bool_()),  # no contact left; NULL without a position
-        pa.field("cube_value", pa.int16(), nullable=False),  # before the action
+        pa.field("cube_value", pa.int32(), nullable=False),  # before the action
         pa.field("cube_owner", pa.int8(), nullable=False),
-        pa.field("score_mover", pa.int16(), nullable=False),  # match score before the game
-        pa.field("score_opponent", pa.int16(), nullable=False),
-        pa.field("away_mover", pa.int16()),  # NULL in money play
-        pa.field("away_opponent", pa.int16()),
+        pa.field("score_mover", pa.int32(), nullable=False),  # match score before the game
+        pa.field("score_opponent", pa.int32(), nullable=False),
+        pa.field("away_mover", pa.int32()),  # NULL in money play
+        pa.field("away_opponent", pa.int32()),
         pa.field("is_crawford", pa.bool_(), nullable=False),
         pa.field("legal", pa.bool_()),  # did the record's play pass the rules
-        pa.field("n_legal", pa.int16()),
+        pa.field("n_legal", pa.int32()),
         pa.field("line", pa.int32(), nullable=False),
         pa.field("column", pa.int32(), nullable=False),
     ]
@@ -167,39 +171,39 @@ TURNS = pa.schema(
 CUBE_ACTIONS = pa.schema(
     [
         pa.field("match_uid", _UID, nullable=False),
-        pa.field("game_no", pa.int16(), nullable=False),
-        pa.field("ply", pa.int16(), nullable=False),  # the double's action index
+        pa.field("game_no", pa.int32(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),  # the double's action index
         pa.field("doubler", pa.int8(), nullable=False),
         pa.field("taker", pa.int8(), nullable=False),
-        pa.field("move_no", pa.int16(), nullable=False),  # doubler's n-th turn
-        pa.field("rolls_before", pa.int16(), nullable=False),
+        pa.field("move_no", pa.int32(), nullable=False),  # doubler's n-th turn
+        pa.field("rolls_before", pa.int32(), nullable=False),
         pa.field("is_first_double", pa.bool_(), nullable=False),  # first of its game
-        pa.field("cube_before", pa.int16(), nullable=False),
-        pa.field("cube_offered", pa.int16(), nullable=False),
-        pa.field("cube_after", pa.int16(), nullable=False),  # after the answer
+        pa.field("cube_before", pa.int32(), nullable=False),
+        pa.field("cube_offered", pa.int32(), nullable=False),
+        pa.field("cube_after", pa.int32(), nullable=False),  # after the answer
         pa.field("is_redouble", pa.bool_(), nullable=False),
         pa.field("response", pa.string(), nullable=False),  # take drop beaver raccoon none
         pa.field("position_id", pa.string()),
         pa.field("match_id", pa.string()),
-        pa.field("pips_doubler", pa.int16(), nullable=False),
-        pa.field("pips_taker", pa.int16(), nullable=False),
-        pa.field("pip_diff", pa.int16(), nullable=False),  # taker minus doubler
+        pa.field("pips_doubler", pa.int32(), nullable=False),
+        pa.field("pips_taker", pa.int32(), nullable=False),
+        pa.field("pip_diff", pa.int32(), nullable=False),  # taker minus doubler
         pa.field("is_race", pa.bool_()),
-        pa.field("match_length", pa.int16(), nullable=False),
-        pa.field("score_doubler", pa.int16(), nullable=False),
-        pa.field("score_taker", pa.int16(), nullable=False),
-        pa.field("away_doubler", pa.int16()),
-        pa.field("away_taker", pa.int16()),
+        pa.field("match_length", pa.int32(), nullable=False),
+        pa.field("score_doubler", pa.int32(), nullable=False),
+        pa.field("score_taker", pa.int32(), nullable=False),
+        pa.field("away_doubler", pa.int32()),
+        pa.field("away_taker", pa.int32()),
         pa.field("is_crawford", pa.bool_(), nullable=False),
         pa.field("is_post_crawford", pa.bool_(), nullable=False),
         pa.field("game_winner", pa.int8()),
         pa.field("doubler_won", pa.bool_()),
-        pa.field("doubler_result", pa.int16()),  # points the doubler won (+) or lost (-)
+        pa.field("doubler_result", pa.int32()),  # points the doubler won (+) or lost (-)
         pa.field("game_end", pa.string(), nullable=False),
         pa.field("result_type", pa.string()),
-        pa.field("final_cube", pa.int16(), nullable=False),
+        pa.field("final_cube", pa.int32(), nullable=False),
         pa.field("taker_recubed", pa.bool_(), nullable=False),  # taker doubled later in the game
-        pa.field("rolls_after", pa.int16(), nullable=False),  # rolls left in the game
+        pa.field("rolls_after", pa.int32(), nullable=False),  # rolls left in the game
         pa.field("line", pa.int32(), nullable=False),
         pa.field("column", pa.int32(), nullable=False),
     ]
@@ -210,9 +214,9 @@ FINDINGS = pa.schema(
         pa.field("file_sha256", pa.string(), nullable=False),
         pa.field("source_path", pa.string(), nullable=False),
         pa.field("match_uid", _UID),  # NULL: about the file as a whole
-        pa.field("match_index", pa.int16()),
-        pa.field("game_no", pa.int16()),
-        pa.field("turn", pa.int16()),
+        pa.field("match_index", pa.int32()),
+        pa.field("game_no", pa.int32()),
+        pa.field("turn", pa.int32()),
         pa.field("code", pa.string(), nullable=False),
         pa.field("severity", pa.string(), nullable=False),  # error | warning | info
         pa.field("message", pa.string(), nullable=False),
@@ -236,7 +240,7 @@ IMPORTS = pa.schema(
         pa.field("status", pa.string(), nullable=False),  # imported | duplicate | quarantined
         pa.field("reason", pa.string()),
         pa.field("bgparse_version", pa.string(), nullable=False),
-        pa.field("schema_version", pa.int16(), nullable=False),
+        pa.field("schema_version", pa.int32(), nullable=False),
         pa.field("n_matches", pa.int32(), nullable=False),  # stored by this input
         pa.field("n_duplicate_matches", pa.int32(), nullable=False),  # already stored
         pa.field("n_games", pa.int32(), nullable=False),

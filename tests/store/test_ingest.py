@@ -30,7 +30,7 @@ from bgparse.ingest import (
 from bgparse.query import connect, run
 from bgparse.rules import Position
 from bgparse.store.dataset import Dataset, DatasetLocked
-from bgparse.store.schema import TABLES
+from bgparse.store.schema import SCHEMA_VERSION, TABLES
 
 from .conftest import hand_matches, snapshot, write_inputs
 from .factories import RACE, Spec, build, encode, fake_verify, game, match, roll
@@ -162,6 +162,18 @@ def test_process_file_quarantines_instead_of_raising(
         assert got.to_pylist()[0]["match_uid"] is None
 
 
+def test_a_value_no_column_holds_quarantines_the_file_with_its_reason() -> None:
+    """A hostile record can drive a value past any column (a cube doubled 40 times): the file
+    is quarantined saying which column, never an internal error, and keeps no rows."""
+    [vm] = fake_verify(encode(hand_matches()["m1.json"]), "m1.json")
+    huge = dataclasses.replace(vm.games[0], cube=2**40)
+    vm = dataclasses.replace(vm, games=(huge, *vm.games[1:]))
+    res = process_file(task(b"x"), CTX, lambda data, path: [vm])
+    assert res.status == "quarantined" and res.tables == {}
+    assert res.reason is not None
+    assert res.reason.startswith("a value of games.final_cube does not fit its column")
+
+
 # --- the executor ------------------------------------------------------------------------------
 
 SAMPLE_LEDGER = [
@@ -198,7 +210,7 @@ def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> Non
     assert row["sha256"] == hashlib.sha256(content).hexdigest()
     assert row["size_bytes"] == len(content)
     assert (row["kind"], row["schema_version"], row["n_matches"], row["n_games"]) == (
-        "file", 1, 1, 2
+        "file", SCHEMA_VERSION, 1, 2
     )  # fmt: skip
     assert (row["n_findings"], row["n_errors"]) == (2, 1)
     assert [path for path, _ in s.quarantine] == [
