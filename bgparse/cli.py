@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -332,8 +332,11 @@ def _finding_dict(f: Any, strict: bool) -> dict[str, Any]:
     return d
 
 
-def _unreadable_input(path: str, reason: str) -> dict[str, Any]:
-    """The JSON line of an input that could not be read at all (not a record's syntax)."""
+def _unreadable_input(
+    path: str, reason: str, findings: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """The JSON line of an input that could not be read: `reason` where it could not be
+    opened at all, its findings where its syntax failed."""
     return {
         "path": path,
         "index": 0,
@@ -345,26 +348,13 @@ def _unreadable_input(path: str, reason: str) -> dict[str, Any]:
         "final_score": None,
         "winner": None,
         "games": [],
-        "findings": [],
-        "unreadable": reason,
+        "findings": list(findings),
+        **({"unreadable": reason} if reason else {}),
     }
 
 
 def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
-    f = exc.finding
-    return {
-        "path": exc.path,
-        "index": 0,
-        "ok": False,
-        "format": None,
-        "dialect": None,
-        "length": None,
-        "players": None,
-        "final_score": None,
-        "winner": None,
-        "games": [],
-        "findings": [f.as_dict()],
-    }
+    return _unreadable_input(exc.path, "", [exc.finding.as_dict()])
 
 
 class _Progress:

@@ -143,30 +143,12 @@ def test_compact_is_refused_while_an_import_holds_the_dataset(tmp_path: Path) ->
 
 
 CHILD = r"""
-import os, signal, sys
+import sys
 import bgparse.store.dataset as dataset
+from store.killpoints import arm
 
 point, n, data = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-calls = 0
-
-def kill_on_call(fn, after=False):
-    def wrapper(*args, **kwargs):
-        global calls
-        calls += 1
-        if calls > n and not after:
-            os.kill(os.getpid(), signal.SIGKILL)
-        out = fn(*args, **kwargs)
-        if calls > n and after:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return out
-    return wrapper
-
-if point == "publish":
-    dataset._publish = kill_on_call(dataset._publish)
-elif point == "manifest":
-    dataset._commit_manifest = kill_on_call(dataset._commit_manifest)
-elif point == "after-manifest":
-    dataset._commit_manifest = kill_on_call(dataset._commit_manifest, after=True)
+arm(point, n)
 dataset.Dataset(data).compact("9.9")
 print("finished")
 """

@@ -26,35 +26,14 @@ from .factories import encode, fake_verify, game, match, roll
 TESTS = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
-import importlib, os, signal, sys
+import importlib, sys
 import bgparse.ingest as ingest
-import bgparse.store.dataset as dataset
+from store.killpoints import arm
 
 point, n, workers, inputs, data = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:6]
 module, _, name = sys.argv[6].partition(":")
 verify = getattr(importlib.import_module(module), name)
-calls = 0
-
-def kill_on_call(fn, after=False):
-    def wrapper(*args, **kwargs):
-        global calls
-        calls += 1
-        if calls > n and not after:
-            os.kill(os.getpid(), signal.SIGKILL)
-        out = fn(*args, **kwargs)
-        if calls > n and after:
-            os.kill(os.getpid(), signal.SIGKILL)
-        return out
-    return wrapper
-
-if point == "staging":
-    ingest._Importer.result = kill_on_call(ingest._Importer.result)
-elif point == "publish":
-    dataset._publish = kill_on_call(dataset._publish)
-elif point == "manifest":
-    dataset._commit_manifest = kill_on_call(dataset._commit_manifest)
-elif point == "after-manifest":
-    dataset._commit_manifest = kill_on_call(dataset._commit_manifest, after=True)
+arm(point, n)
 options = ingest.ImportOptions(workers=workers, chunk_files=1)
 ingest.run_import([inputs], data, options, verify=verify)
 print("finished")
