@@ -249,16 +249,28 @@ _READ_ERRORS = (OSError, EOFError, zlib.error, lzma.LZMAError)
 
 
 def _holds_tar(path: str, kind: str) -> bool:
-    """Does a gzip, bzip2 or xz stream hold a tar archive (rather than one compressed file)?"""
+    """Does a gzip, bzip2 or xz stream hold a tar archive (rather than one compressed file)?
+    Yes when it starts with a tar header, is nothing but a short run of zero blocks (an empty
+    tar archive), or its name says so."""
+    if re.search(r"\.(?:tar\.[a-z0-9]+|tgz|tbz2?|txz)$", path, re.IGNORECASE):
+        return True
     head = b""
     try:
         with open(path, "rb") as raw:
             stream = _decompressed(kind, _Counter(raw))
             while len(head) < 512 and (chunk := stream.read(512 - len(head))):
                 head += chunk
+            if head[257:262] == b"ustar":
+                return True
+            if len(head) < 512 or any(head):
+                return False
+            rest = stream.read(_EMPTY_TAR_MAX)  # an empty archive is 2 to 20 zero blocks
+            return len(rest) < _EMPTY_TAR_MAX and not any(rest) and not stream.read(1)
     except _READ_ERRORS:
-        pass  # a cut or corrupt stream: judged by what it gave, and reported by its reader
-    return head[257:262] == b"ustar"
+        return False  # a cut or corrupt stream: its reader says what is wrong
+
+
+_EMPTY_TAR_MAX = 64 * 1024
 
 
 #: Suffixes a compressed single file's name loses to name what it holds.
@@ -285,9 +297,18 @@ def _compressed_file(path: str, sha: str, size: int, kind: str, lim: Limits) -> 
         yield Rejected(f"{path}!{name}", "member", why, None, None, path, sha, size)
         yield Archive(path, sha, size, 1, None)
         return
-    digest = hashlib.sha256(data).hexdigest()
-    yield InputFile(f"{path}!{name}", "member", data, digest, path, sha, size)
+    yield _member(f"{path}!{name}", data, path, sha, size)
     yield Archive(path, sha, size, 1, None)
+
+
+def _member(member: str, data: bytes, path: str, sha: str, consumed: int) -> Item:
+    """An archive member read whole; one that is itself an archive is reported, not opened
+    (each level would multiply what a bomb can expand to)."""
+    digest = hashlib.sha256(data).hexdigest()
+    if _archive_kind(data[:512]) is not None:
+        why = "an archive inside an archive is not opened: unpack the outer one and import that"
+        return Rejected(member, "member", why, len(data), digest, path, sha, consumed)
+    return InputFile(member, "member", data, digest, path, sha, consumed)
 
 
 def _hash_stream(fh: IO[bytes]) -> str:
@@ -397,8 +418,7 @@ def _tar_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
                         continue
                     fobj = tf.extractfile(ti)
                     data = fobj.read() if fobj is not None else b""
-                    digest = hashlib.sha256(data).hexdigest()
-                    yield InputFile(member, "member", data, digest, path, sha, credit())
+                    yield _member(member, data, path, sha, credit())
         except _LimitExceeded as exc:
             reason = str(exc)
         except (tarfile.TarError, OSError, EOFError, zlib.error, lzma.LZMAError) as exc:
@@ -506,8 +526,7 @@ def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
                     "(decompression bomb?)"
                 )
                 break
-            digest = hashlib.sha256(data).hexdigest()
-            yield InputFile(member, "member", data, digest, path, sha, share)
+            yield _member(member, data, path, sha, share)
             if members >= lim.max_members:
                 break
     yield Archive(path, sha, size, members, reason, consumed=max(size - credited, 0))

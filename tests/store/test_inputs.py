@@ -326,3 +326,31 @@ def test_skip_archive_callback(tmp_path: Path) -> None:
     assert found == [
         Archive(str(z), sha, z.stat().st_size, 0, skipped=True, consumed=z.stat().st_size)
     ]
+
+
+def test_archives_inside_archives_are_reported_not_opened(tmp_path: Path) -> None:
+    inner = make_zip(tmp_path / "inner.zip", {"a.mat": b"A"})
+    outer = make_zip(
+        tmp_path / "outer.zip",
+        {"inner.zip": inner.read_bytes(), "b.mat": b"B", "c.mat.gz": gzip.compress(b"C")},
+    )
+    tgz = tmp_path / "t.tgz"
+    with tarfile.open(tgz, "w:gz") as tf:
+        add_tar_member(tf, "d.tar", (tmp_path / "inner.zip").read_bytes())
+    why = "an archive inside an archive is not opened: unpack the outer one and import that"
+    assert summary(items(outer, tgz)) == [
+        ("rejected", "outer.zip!inner.zip", why),
+        ("file", "outer.zip!b.mat", "B"),
+        ("rejected", "outer.zip!c.mat.gz", why),
+        ("archive", "outer.zip", ""),
+        ("rejected", "t.tgz!d.tar", why),
+        ("archive", "t.tgz", ""),
+    ]
+
+
+@pytest.mark.parametrize("name", ["empty.tgz", "empty.tar.gz", "noname.gz"])
+def test_an_empty_compressed_tar_is_an_empty_archive(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    with tarfile.open(path, "w:gz"):
+        pass
+    assert summary(items(path)) == [("archive", name, "")]
