@@ -321,11 +321,23 @@ def test_empty_numbered_rows_unnumbered_cells_blank_lines_and_no_final_newline()
         lambda t: codecs.BOM_UTF8 + t.encode("utf-8"),
         lambda t: codecs.BOM_UTF16_LE + t.encode("utf-16-le"),
         lambda t: codecs.BOM_UTF16_BE + t.encode("utf-16-be"),
+        lambda t: t.encode("utf-16-le"),
+        lambda t: t.encode("utf-16-be"),
         lambda t: t.encode("cp1252"),
         lambda t: t.replace("\n", "\r\n").encode("utf-8"),
         lambda t: t.replace("\n", "\r").encode("utf-8"),
     ],
-    ids=["utf8", "utf8-bom", "utf16le-bom", "utf16be-bom", "cp1252", "crlf", "cr"],
+    ids=[
+        "utf8",
+        "utf8-bom",
+        "utf16le-bom",
+        "utf16be-bom",
+        "utf16le",
+        "utf16be",
+        "cp1252",
+        "crlf",
+        "cr",
+    ],
 )
 def test_encodings_and_line_endings_keep_names_and_positions(encode) -> None:  # type: ignore[no-untyped-def]
     text = GNU_GAME.replace("Alice", "Jérôme Ærø")

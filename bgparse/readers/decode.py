@@ -35,15 +35,15 @@ def looks_binary(data: bytes) -> bool:
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
     if b"\x00" in head:
-        return True
+        return _utf16_encoding(head) is None
     if not head:
         return False
     ctrl = len(head) - len(head.translate(None, _CONTROL))
     return ctrl > max(4, len(head) // 100)
 
 
-def _utf16_without_bom(data: bytes) -> str | None:
-    # UTF-16 without a BOM shows as every other byte NUL in ASCII-heavy text.
+def _utf16_encoding(data: bytes) -> str | None:
+    """UTF-16 without a BOM shows as every other byte NUL in ASCII-heavy text: which one."""
     head = data[:4096]
     if len(head) < 4:
         return None
@@ -51,15 +51,10 @@ def _utf16_without_bom(data: bytes) -> str | None:
     odd = head[1::2].count(0)
     half = len(head) // 2
     if odd > half * 0.4 and even == 0:
-        enc = "utf-16-le"
-    elif even > half * 0.4 and odd == 0:
-        enc = "utf-16-be"
-    else:
-        return None
-    try:
-        return data.decode(enc)
-    except UnicodeDecodeError:
-        return None
+        return "utf-16-le"
+    if even > half * 0.4 and odd == 0:
+        return "utf-16-be"
+    return None
 
 
 def decode_bytes(data: bytes) -> DecodedText:
@@ -71,26 +66,25 @@ def decode_bytes(data: bytes) -> DecodedText:
         text, enc = data[2:].decode("utf-16-le", errors="replace"), "utf-16-le"
     elif data.startswith(codecs.BOM_UTF16_BE):
         text, enc = data[2:].decode("utf-16-be", errors="replace"), "utf-16-be"
+    elif b"\x00" in data[:4096] and (u16 := _utf16_encoding(data)) is not None:
+        # NUL bytes are valid UTF-8: UTF-16 is told by where they stand, before UTF-8 is tried.
+        text, enc = data.decode(u16, errors="replace"), u16
     else:
         try:
             text, enc = data.decode("utf-8"), "utf-8"
         except UnicodeDecodeError:
-            u16 = _utf16_without_bom(data)
-            if u16 is not None:
-                text, enc = u16, "utf-16"
-            else:
-                # cp1252 leaves five bytes undefined; map those through latin-1 so nothing fails.
-                text = data.decode("cp1252", errors="replace")
-                if "\ufffd" in text:
-                    text = (
-                        "".join(
-                            ch if ch != "\ufffd" else data[i : i + 1].decode("latin-1")
-                            for i, ch in enumerate(text)
-                        )
-                        if len(text) == len(data)
-                        else data.decode("latin-1")
+            # cp1252 leaves five bytes undefined; map those through latin-1 so nothing fails.
+            text = data.decode("cp1252", errors="replace")
+            if "\ufffd" in text:
+                text = (
+                    "".join(
+                        ch if ch != "\ufffd" else data[i : i + 1].decode("latin-1")
+                        for i, ch in enumerate(text)
                     )
-                enc, fallback = "cp1252", True
+                    if len(text) == len(data)
+                    else data.decode("latin-1")
+                )
+            enc, fallback = "cp1252", True
     crlf = text.count("\r\n")
     cr = text.count("\r") - crlf
     lf = text.count("\n") - crlf
