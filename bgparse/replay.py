@@ -8,7 +8,7 @@ Sides are absolute (0 = left column); the engine's positions are relative to the
 
 from __future__ import annotations
 
-from base64 import b64decode, b64encode
+from base64 import b64decode
 from binascii import b2a_base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -231,7 +231,6 @@ class _Replay:
         self.jacoby_scored = 0
         self.jacoby_against = 0
         self.jacoby_against_unconfirmed = 0
-        self.score_line_silent = False  # the game being judged has no next score line
         # Hits written without a star: a slip only where the record marks hits elsewhere.
         self.unstarred: list[Finding] = []
         self.lines: list[str] | None = None
@@ -975,12 +974,13 @@ class _Replay:
                 else g.cube.scoring_value(crawford_game=g.crawford, rules=rules)
             )
             points = a.points
+            confirmed = True  # by the next score line, where it bears on the Jacoby rule
             if end == "bearoff" and self.length == 0 and g.result != "single" and not g.cube.used:
                 # A money gammon with the cube never turned is worth what the Jacoby rule says,
                 # and GNU writes its 'Wins' line without the rule while its running score keeps
                 # it: where the next score line counts the game as a single, that is the value.
                 scored = self._scored_points(g, winner)
-                self.score_line_silent = scored is None
+                confirmed = scored is not None
                 if scored is not None and scored != points and scored == cube:
                     self.jacoby_scored += 1
                     self.add(
@@ -1002,7 +1002,7 @@ class _Replay:
                 result=g.result if end == "bearoff" else None,  # type: ignore[arg-type]
                 needed=self._needed(g, winner),
             )
-            self._judge(g, a, verdict, winner, points)
+            self._judge(g, a, verdict, winner, points, confirmed=confirmed)
             return
         # The game had not ended: the other side resigned (or the game was forfeited).
         if g.cube.pending is not None:
@@ -1054,8 +1054,17 @@ class _Replay:
         return gained
 
     def _judge(
-        self, g: _GameState, a: Win, verdict: Any, winner: int, points: int | None = None
+        self,
+        g: _GameState,
+        a: Win,
+        verdict: Any,
+        winner: int,
+        points: int | None = None,
+        *,
+        confirmed: bool = True,
     ) -> None:
+        """Score the game by the verdict on its 'Wins' line (`points` where the next score line
+        corrected it; `confirmed`: a score line follows to bear the value out)."""
         written = a.points if points is None else points
         code = verdict.code
         if code in ("consistent", "resignation"):
@@ -1067,10 +1076,10 @@ class _Replay:
                 and not g.cube.used
                 and self.length == 0
             ):
-                if self.score_line_silent:
-                    self.jacoby_against_unconfirmed += 1
-                else:
+                if confirmed:
                     self.jacoby_against += 1
+                else:
+                    self.jacoby_against_unconfirmed += 1
             return
         if code == "jacoby-inferred":
             self.jacoby_support += 1
@@ -1257,12 +1266,7 @@ class _Replay:
             resignation,
             self.rules.jacoby,
         )
-        d1, d2 = dice
-        if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
-            return ""
-        # The dice change every turn, the rest a few times a game: only the rest is cached,
-        # and the dice go straight into their bits (15-17, 18-20).
-        return b64encode((base | (d1 << 15) | (d2 << 18)).to_bytes(9, "little")).decode("ascii")
+        return _with_dice(base, dice)
 
     def _record_turn(
         self,
@@ -1319,13 +1323,9 @@ class _Replay:
                 0,
                 self.rules.jacoby,
             )
-        d1, d2 = dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
-        if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
-            mid = ""
-        else:
-            mid = b2a_base64(
-                (base | (d1 << 15) | (d2 << 18)).to_bytes(9, "little"), newline=False
-            ).decode("ascii")
+        mid = _with_dice(
+            base, dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
+        )
         away = None
         if self.length:
             away = (self.length - g.score[side], self.length - g.score[1 - side])
@@ -1406,6 +1406,17 @@ def _written(a: Roll | CannotMove) -> str:
 def _play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
     """Canonical notation and number of hits of resolved steps (plays repeat: cached)."""
     return (format_play(steps) if steps else "", sum(1 for s in steps if s[2]))
+
+
+def _with_dice(base: int, dice: tuple[int, int]) -> str:
+    """A Match ID from its dice-less part (`_match_key`) and the dice: they change every turn,
+    the rest a few times a game, so only the rest is cached and the dice go straight into
+    their bits (15-17, 18-20). "" where either cannot be encoded."""
+    d1, d2 = dice
+    if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
+        return ""
+    key = base | (d1 << 15) | (d2 << 18)
+    return b2a_base64(key.to_bytes(9, "little"), newline=False).decode("ascii")
 
 
 @lru_cache(maxsize=1 << 14)
