@@ -211,12 +211,11 @@ class Position:
         `position_id`."""
         if not self._checked:
             self.position_id()  # the same checks and error
-        key_a, width_a, pips_a, back_a = _side_info(self.opponent)
-        key_b, _, pips_b, back_b = _side_info(self.mover)
-        key = (key_b << width_a) | key_a
-        pid = binascii.b2a_base64(key.to_bytes(10, "little"), newline=False)[:14].decode("ascii")
+        opponent = _side_info(self.opponent)
+        mover = _side_info(self.mover)
         # Rearmost checkers (own numbering) meet only while a + b > 25 (see has_contact).
-        return pid, pips_b, pips_a, back_a + back_b <= 25
+        race = opponent[3] + mover[3] <= 25
+        return _join_halves(opponent, mover), mover[2], opponent[2], race
 
     def swap(self) -> Position:
         """The same board with the other side on roll."""
@@ -356,10 +355,13 @@ def _encode_position_id(first: tuple[int, ...], second: tuple[int, ...]) -> str:
     # 80-bit key: per side, per slot (points 1-24, then the bar) one 1-bit per checker and a
     # 0-bit separator, least significant bit first: `first` fills the low bits, `second` the
     # ones above it.
-    low, width, _, _ = _side_info(first)
-    high, _, _, _ = _side_info(second)
-    key = (high << width) | low
-    return base64.b64encode(key.to_bytes(10, "little")).decode("ascii")[:14]
+    return _join_halves(_side_info(first), _side_info(second))
+
+
+def _join_halves(first: tuple[int, int, int, int], second: tuple[int, int, int, int]) -> str:
+    """The Position ID of two sides' `_side_info`: `first` in the low bits."""
+    key = (second[0] << first[1]) | first[0]
+    return binascii.b2a_base64(key.to_bytes(10, "little"), newline=False)[:14].decode("ascii")
 
 
 def _decode_position_id(position_id: str) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -32,7 +32,7 @@ import secrets
 import shutil
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -301,13 +301,12 @@ class Dataset:
         self,
         bgparse_version: str,
         options: WriteOptions | None = None,
-        on_partition: Callable[[str, int], None] | None = None,
     ) -> CompactSummary:
         """Merge the files of every partition (and of the ledger) that has more than one into
         as few as `options.max_file_rows` allows, rows in their committed order. Takes the
         lock (refused while an import runs); memory stays at about one row group per
         partition. An interruption at any point leaves the dataset as it was or compacted,
-        never both or neither. `on_partition(where, files)` is called as each one is done."""
+        never both or neither."""
         with self.lock():
             manifest = self.manifest()
             groups: dict[tuple[str, str], list[str]] = {}
@@ -330,8 +329,6 @@ class Dataset:
                             rows += batch.num_rows
                     txn.finish(table, where)
                     replaced.extend(rels)
-                    if on_partition is not None:
-                        on_partition(where, len(rels))
                 new = txn.commit(replaces=frozenset(replaced), as_import=False)
             except BaseException:
                 txn.abort()
