@@ -22,11 +22,10 @@ from dataclasses import dataclass
 from bgparse.events import MatchInfo
 from bgparse.rules import (
     CubeState,
-    MatchIdState,
     MatchState,
     Position,
     RuleSet,
-    encode_match_id,
+    final_match_id,
     format_play,
     game_points,
     legal_plays,
@@ -440,23 +439,17 @@ class _Game:
             if winner == 0
             else (self.score[0], self.score[1] + points)
         )
-        state = {"normal": 2, "resign": 3, "drop": 4}[end]
-        match_id = encode_match_id(
-            MatchIdState(
-                match_length=self.length,
-                score=score_after,
-                cube=cube.value,
-                cube_owner=owner,
-                on_roll=self.view,
-                # As GNU (and bgparse's replay) leave a finished game: after a drop the dropper
-                # is the one who decided; a resignation keeps its level.
-                turn=1 - winner if end == "drop" else self.view,
-                crawford=self.crawford,
-                game_state=state,
-                resignation=(level or 0) if end == "resign" else 0,
-                dice=(0, 0),
-                jacoby=self.rules.jacoby,
-            )
+        match_id = final_match_id(
+            length=self.length,
+            score=score_after,
+            cube=cube.value,
+            cube_owner=owner,
+            on_roll=self.view,
+            winner=winner,
+            end=end,
+            crawford=self.crawford,
+            resign_level=level,
+            jacoby=self.rules.jacoby,
         )
         actions = tuple(
             CubeAction(

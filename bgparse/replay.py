@@ -49,7 +49,7 @@ from bgparse.rules import (
     verify_play,
 )
 from bgparse.rules.cube import CubeError, CubeState, is_dead_cube
-from bgparse.rules.ids import IdError, decode_xgid_board, encode_match_id
+from bgparse.rules.ids import IdError, decode_xgid_board, encode_match_id, final_match_id
 from bgparse.rules.ids import MatchIdState as IdState
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
@@ -1166,18 +1166,17 @@ class _Replay:
         cube = g.cube
         owner = cube.owner if cube.owner in (0, 1) else -1
         cube_actions = tuple(self._cube_action(g, row) for row in g.cube_actions)
-        # As GNU leaves it: after a drop the dropper is the one who decided; a resignation
-        # keeps its level.
-        end_state = {"normal": 2, "resign": 3, "drop": 4}.get(g.end, 1)
-        dropper = 1 - g.winner if g.end == "drop" and g.winner is not None else None
-        match_id = self._match_id(
-            g,
-            final_side,
-            dice=(0, 0),
-            state=end_state,
+        match_id = final_match_id(
+            length=self.length,
             score=_add(g.score, g.winner, g.points) if g.winner is not None else g.score,
-            turn=dropper,
-            resignation=(g.resign_level or 0) if g.end == "resign" else 0,
+            cube=cube.value,
+            cube_owner=owner,
+            on_roll=final_side,
+            winner=g.winner,
+            end=g.end,
+            crawford=g.crawford,
+            resign_level=g.resign_level,
+            jacoby=self.rules.jacoby,
         )
         return VerifiedGame(
             number=game.number,
@@ -1238,35 +1237,6 @@ class _Replay:
         )
 
     # --- turn rows ---------------------------------------------------------------------------
-
-    def _match_id(
-        self,
-        g: _GameState,
-        side: int,
-        *,
-        dice: tuple[int, int],
-        state: int = 1,
-        score: tuple[int, int] | None = None,
-        cube: CubeState | None = None,
-        offered: bool = False,
-        turn: int | None = None,
-        resignation: int = 0,
-    ) -> str:
-        c = cube or g.cube
-        base = _match_key(
-            self.length,
-            score or g.score,
-            c.value,
-            c.owner if c.owner in (0, 1) else -1,
-            side,
-            side if turn is None else turn,
-            g.crawford,
-            state,
-            offered,
-            resignation,
-            self.rules.jacoby,
-        )
-        return _with_dice(base, dice)
 
     def _record_turn(
         self,

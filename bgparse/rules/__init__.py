@@ -15,6 +15,7 @@ from bgparse.rules.ids import (
     encode_match_id,
     encode_xgid,
     encode_xgid_board,
+    final_match_id,
 )
 from bgparse.rules.match import MatchState
 from bgparse.rules.moves import (
@@ -69,6 +70,7 @@ __all__ = [
     "encode_xgid",
     "encode_xgid_board",
     "explain_win_points",
+    "final_match_id",
     "format_play",
     "game_points",
     "legal_plays",

@@ -32,6 +32,7 @@ __all__ = [
     "encode_match_id",
     "encode_xgid",
     "encode_xgid_board",
+    "final_match_id",
 ]
 
 #: Game states of a Match ID.
@@ -74,6 +75,42 @@ def _put(value: int, width: int, name: str) -> int:
     if not 0 <= value < (1 << width):
         raise IdError(f"{name} = {value} does not fit the Match ID ({width} bits)")
     return value
+
+
+def final_match_id(
+    *,
+    length: int,
+    score: tuple[int, int],
+    cube: int,
+    cube_owner: int,
+    on_roll: int,
+    winner: int | None,
+    end: str,
+    crawford: bool,
+    resign_level: int | None,
+    jacoby: bool,
+) -> str:
+    """The Match ID GNU Backgammon leaves at the end of a game: `score` is the score after it,
+    `end` "normal", "resign", "drop" or "unfinished". After a drop the dropper is the one who
+    decided; a resignation keeps its level. "" where the state cannot be encoded."""
+    try:
+        return encode_match_id(
+            MatchIdState(
+                match_length=length,
+                score=score,
+                cube=cube,
+                cube_owner=cube_owner,
+                on_roll=on_roll,
+                turn=1 - winner if end == "drop" and winner is not None else on_roll,
+                crawford=crawford,
+                game_state={"normal": 2, "resign": 3, "drop": 4}.get(end, 1),
+                resignation=(resign_level or 0) if end == "resign" else 0,
+                dice=(0, 0),
+                jacoby=jacoby,
+            )
+        )
+    except IdError:
+        return ""
 
 
 def encode_match_id(state: MatchIdState) -> str:
