@@ -100,7 +100,7 @@ def convert(
             counts["unreadable"] += 1
             typer.echo(f"{label}: {reason}", err=True)
             continue
-        path = Path(label.rsplit("!", 1)[-1])  # a member's own name names its output
+        stem = Path(label.rsplit("!", 1)[-1]).stem  # a member's own name names its output
         try:
             records = list(iter_records(data, label))
         except RecordError as exc:
@@ -119,7 +119,7 @@ def convert(
         # Several matches of one file go into one output file, one after the other, as both
         # formats allow.
         text = ("\n" if to == "mat" else "").join(parts)
-        target = folder / f"{path.stem}.{to}"
+        target = folder / f"{stem}.{to}"
         try:
             _write(target, text, force=force, written=written)
         except _Refused as exc:
@@ -132,7 +132,7 @@ def convert(
             continue
         counts["converted"] += 1
         note = f" ({errors} error(s): written as the replay reads them)" if errors else ""
-        typer.echo(f"{path} -> {target}{note}")
+        typer.echo(f"{label} -> {target}{note}")
     typer.echo(
         f"{counts['converted']} converted, {counts['failed']} failed, "
         f"{counts['unreadable']} unreadable"

@@ -162,6 +162,12 @@ def test_validate_reads_archives_and_compressed_files(tmp_path: Path) -> None:
         line.startswith(f"{folder}/cut.mat.gz: error: cannot decompress (gz)") for line in lines
     )
     assert lines[-1] == "4 file(s), 3 match(es): 1 error(s), 0 warning(s), 1 unreadable"
+    parsed = runner.invoke(app, ["parse", str(folder / "club.zip")])
+    assert parsed.exit_code == 0
+    assert [line.split(":")[0] for line in parsed.stdout.splitlines()] == [
+        f"{folder}/club.zip!round1/legal.mat",
+        f"{folder}/club.zip!round1/illegal.mat",
+    ]
     js = runner.invoke(app, ["validate", str(folder / "cut.mat.gz"), "-f", "json"])
     assert js.exit_code == 2
     d = json.loads(js.output)

@@ -630,6 +630,28 @@ def test_convert_goes_on_after_an_unreadable_file_and_exits_2(inputs: Path, tmp_
     assert sorted(p.name for p in out.iterdir()) == ["m1.sgf", "m2.sgf"]
 
 
+def test_convert_reads_archives_and_names_outputs_by_member(inputs: Path, tmp_path: Path) -> None:
+    import gzip
+    import zipfile
+
+    archive = tmp_path / "club.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.write(inputs / "m1.mat", "round1/m1.mat")
+    packed = tmp_path / "m2.mat.gz"
+    packed.write_bytes(gzip.compress((inputs / "m2.mat").read_bytes()))
+    out = tmp_path / "out"
+    args = ["convert", str(archive), str(packed), "--to", "sgf", "--out", str(out)]
+    result = CliRunner().invoke(app, args)
+    assert (result.exit_code, result.stderr) == (0, "")
+    assert result.stdout == (
+        f"{archive}!round1/m1.mat -> {out / 'm1.sgf'}\n"
+        f"{packed}!m2.mat -> {out / 'm2.sgf'}\n2 converted, 0 failed, 0 unreadable\n"
+    )
+    for stem in ("m1", "m2"):
+        [record] = read_path(inputs / f"{stem}.mat")
+        assert (out / f"{stem}.sgf").read_text(encoding="utf-8") == write_sgf(replay(record))
+
+
 def test_convert_usage_errors_exit_2(inputs: Path, tmp_path: Path) -> None:
     runner = CliRunner()
     out = str(tmp_path / "o")
