@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -35,7 +35,7 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import RecordError, Severity, format_finding
+from bgparse.findings import Finding, RecordError, Severity, SyntaxRecordError, format_finding
 
 __all__ = ["app", "main"]
 
@@ -89,19 +89,21 @@ def iter_input_files(paths: Iterable[str]) -> Iterator[Path]:
             raise UsageError(f"{raw}: no such file or folder")
 
 
-def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes | None, str]]:
-    """(label, bytes, "") per match file, or (label, None, reason) for one that cannot be
-    read. Archives and compressed files are opened as `bgparse import` opens them (streamed,
-    with the same limits; a member's label is `archive!member`)."""
+def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes, RecordError | None]]:
+    """(label, bytes, None) per match file, or (label, b"", error) for one that cannot be
+    read (S016 at 1:1 with the reason). Archives and compressed files are opened as `bgparse
+    import` opens them (streamed, with the same limits; a member's label is
+    `archive!member`)."""
     from bgparse.store.inputs import InputFile, iter_inputs
 
     for path in files:
         for item in iter_inputs([path]):
             if isinstance(item, InputFile):
-                yield item.path, item.data, ""
+                yield item.path, item.data, None
             elif (reason := item.reason) is not None:
                 # Refused, or an archive that could not be read to its end.
-                yield item.path, None, reason
+                error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
+                yield item.path, b"", error
 
 
 def check_paths(paths: Iterable[str]) -> list[Path]:
@@ -219,12 +221,10 @@ def parse(
 
     failed = False
     out = sys.stdout
-    for path, data, reason in iter_blobs(check_paths(files)):
-        if data is None:
-            failed = True
-            typer.echo(f"{path}: {reason}", err=True)
-            continue
+    for path, data, refused in iter_blobs(check_paths(files)):
         try:
+            if refused is not None:
+                raise refused
             for rec in iter_records(data, path):
                 if any(e.severity is Severity.ERROR for e in rec.errors):
                     failed = True
@@ -332,13 +332,10 @@ def _finding_dict(f: Any, strict: bool) -> dict[str, Any]:
     return d
 
 
-def _unreadable_input(
-    path: str, reason: str, findings: Sequence[dict[str, Any]] = ()
-) -> dict[str, Any]:
-    """The JSON line of an input that could not be read: `reason` where it could not be
-    opened at all, its findings where its syntax failed."""
+def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
+    """The JSON line of an input that could not be read: its one finding says why."""
     return {
-        "path": path,
+        "path": exc.path,
         "index": 0,
         "ok": False,
         "format": None,
@@ -348,13 +345,8 @@ def _unreadable_input(
         "final_score": None,
         "winner": None,
         "games": [],
-        "findings": list(findings),
-        **({"unreadable": reason} if reason else {}),
+        "findings": [exc.finding.as_dict()],
     }
-
-
-def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
-    return _unreadable_input(exc.path, "", [exc.finding.as_dict()])
 
 
 class _Progress:
@@ -446,17 +438,12 @@ def validate(
     progress = _Progress(len(files), "validating")
     out = sys.stdout
     try:
-        for path, data, reason in iter_blobs(files):
+        for path, data, refused in iter_blobs(files):
             counts["files"] += 1
             progress.advance()
-            if data is None:
-                counts["unreadable"] += 1
-                if format == "json":
-                    out.write(json.dumps(_unreadable_input(path, reason)) + "\n")
-                else:
-                    typer.echo(f"{path}: error: {reason}")
-                continue
             try:
+                if refused is not None:
+                    raise refused
                 for rec in iter_records(data, path):
                     m = replay(rec, overrides or None, keep_turns=False)
                     counts["matches"] += 1

@@ -95,13 +95,11 @@ def convert(
     folder = _out_dir(out)
     written: set[Path] = set()
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
-    for label, data, reason in iter_blobs(files):
-        if data is None:
-            counts["unreadable"] += 1
-            typer.echo(f"{label}: {reason}", err=True)
-            continue
+    for label, data, refused in iter_blobs(files):
         stem = Path(label.rsplit("!", 1)[-1]).stem  # a member's own name names its output
         try:
+            if refused is not None:
+                raise refused
             records = list(iter_records(data, label))
         except RecordError as exc:
             counts["unreadable"] += 1

@@ -46,6 +46,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "S013": (Severity.WARNING, "text outside any game was ignored"),
     "S014": (Severity.ERROR, "match length out of range"),
     "S015": (Severity.ERROR, "file is larger than the reader accepts"),
+    "S016": (Severity.ERROR, "input cannot be read (I/O, archive or compression error, refused)"),
     # checker play (replay)
     "P001": (Severity.ERROR, "illegal checker play"),
     "P002": (Severity.ERROR, "impossible dice"),

@@ -159,7 +159,8 @@ def test_validate_reads_archives_and_compressed_files(tmp_path: Path) -> None:
     assert f"{folder}/club.zip!round1/legal.mat: Alice vs Bob, 3-point match" in res.output
     assert f"{folder}/one.mat.gz!one.mat: Alice vs Bob, 3-point match" in res.output
     assert any(
-        line.startswith(f"{folder}/cut.mat.gz: error: cannot decompress (gz)") for line in lines
+        line.startswith(f"{folder}/cut.mat.gz:1:1: error: S016 cannot decompress (gz)")
+        for line in lines
     )
     assert lines[-1] == "4 file(s), 3 match(es): 1 error(s), 0 warning(s), 1 unreadable"
     parsed = runner.invoke(app, ["parse", str(folder / "club.zip")])
@@ -171,7 +172,13 @@ def test_validate_reads_archives_and_compressed_files(tmp_path: Path) -> None:
     js = runner.invoke(app, ["validate", str(folder / "cut.mat.gz"), "-f", "json"])
     assert js.exit_code == 2
     d = json.loads(js.output)
-    assert d["ok"] is False and d["unreadable"].startswith("cannot decompress (gz)")
+    [finding] = d["findings"]
+    assert d["ok"] is False and (finding["code"], finding["line"], finding["column"]) == (
+        "S016",
+        1,
+        1,
+    )
+    assert finding["message"].startswith("cannot decompress (gz)")
 
 
 def test_zero_zero_placeholder_is_a_notation_warning(tmp_path: Path) -> None:
