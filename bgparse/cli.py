@@ -94,10 +94,13 @@ def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes, RecordError 
     read (S016 at 1:1 with the reason). Archives and compressed files are opened as `bgparse
     import` opens them (streamed, with the same limits; a member's label is
     `archive!member`)."""
-    from bgparse.store.inputs import InputFile, iter_inputs
+    from bgparse.readers import MAX_FILE_BYTES
+    from bgparse.store.inputs import InputFile, Limits, iter_inputs
 
+    # Files as large as the readers take (import's default is smaller: --max-file-mb).
+    limits = Limits(max_file_bytes=MAX_FILE_BYTES)
     for path in files:
-        for item in iter_inputs([path]):
+        for item in iter_inputs([path], limits):
             if isinstance(item, InputFile):
                 yield item.path, item.data, None
             elif (reason := item.reason) is not None:
