@@ -721,16 +721,19 @@ class _MatReader:
             kind = tok.type
             if kind == "NL":
                 continue
-            # The token starts with the line break before its line: keep just the line.
             text = tok.value
+            start = base + (tok.line or 1)
+            if kind == "ROWS":
+                # Rows one after the other, each after its line break (and any blank lines).
+                parts = text.split("\n")
+                for k in range(1, len(parts)):
+                    part = parts[k]
+                    if part and not part.isspace():
+                        lines.append(_Line("row", start + k, part))
+                continue
+            # The token starts with the line break before its line: keep just the line.
             nl = text.rfind("\n")
-            lines.append(
-                _Line(
-                    "row" if kind == "ROW" else "comment",
-                    base + (tok.line or 1) + text.count("\n", 0, nl + 1),
-                    text[nl + 1 :],
-                )
-            )
+            lines.append(_Line("comment", start + text.count("\n", 0, nl + 1), text[nl + 1 :]))
         return reader.build(game_line, score, lines)
 
     def _game_by_lines(self, reader: _GameReader, chunk: str, first_line: int) -> Game | None:
