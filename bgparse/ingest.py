@@ -269,7 +269,9 @@ class Unstorable(ValueError):
 
 
 class _Rows:
-    """Rows of one file's matches, as tuples in schema order, turned into batches at the end."""
+    """Rows of the matches of one file (`task`), or of a unit's files one after another, as
+    tuples in schema order, turned into batches at the end: once per unit, since each Arrow
+    conversion has a cost per column that a small file's few rows do not repay."""
 
     def __init__(self, ctx: ImportContext, task: FileTask) -> None:
         self.ctx = ctx
@@ -278,6 +280,17 @@ class _Rows:
 
     def table(self, name: str, source: str, year: int | None) -> list[tuple[Any, ...]]:
         return self.rows.setdefault((name, source, year), [])
+
+    def mark(self) -> dict[PartKey, int]:
+        return {key: len(rows) for key, rows in self.rows.items()}
+
+    def rollback(self, mark: dict[PartKey, int]) -> None:
+        """Drop the rows added since `mark` (a file that failed half way keeps none)."""
+        for key in list(self.rows):
+            if key in mark:
+                del self.rows[key][mark[key] :]
+            else:
+                del self.rows[key]
 
     def batches(self) -> dict[PartKey, pa.RecordBatch]:
         return {key: _to_batch(key[0], rows) for key, rows in self.rows.items()}
@@ -553,13 +566,23 @@ class _Rows:
 def process_file(task: FileTask, ctx: ImportContext, verify: Verify = verify_file) -> FileResult:
     """One input's bytes to rows. Never raises: a file that cannot be read, holds no match, or
     trips an internal error comes back quarantined with the reason."""
-    return _process(task, ctx, verify, set())
-
-
-def _process(task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes]) -> FileResult:
-    """`seen`: matches of the unit so far; a match met again gets no rows (input order decides
-    which copy is kept, not the schedule)."""
     rows = _Rows(ctx, task)
+    res = _process(task, ctx, verify, set(), rows)
+    try:
+        res.tables = rows.batches()
+    except Unstorable as exc:
+        return FileResult(task.path, "quarantined", str(exc)[:500])
+    return res
+
+
+def _process(
+    task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes], rows: _Rows
+) -> FileResult:
+    """Add one file's rows to `rows`; the result has no tables (the caller makes them).
+    `seen`: matches of the unit so far; a match met again gets no rows (input order decides
+    which copy is kept, not the schedule)."""
+    rows.task = task
+    mark = rows.mark()
     added: set[bytes] = set()
     try:
         matches = verify(task.data, task.path)
@@ -574,19 +597,17 @@ def _process(task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes
                 seen.add(uid)
                 added.add(uid)
                 counts.append(rows.add_match(vm, uid, content_sha))
-        return FileResult(task.path, "ok", None, counts, rows.batches())
-    except Unstorable as exc:
-        seen -= added
-        return FileResult(task.path, "quarantined", str(exc)[:500])
+        return FileResult(task.path, "ok", None, counts)
     except SyntaxRecordError as exc:
         f = exc.finding
-        rows = _Rows(ctx, task)
+        rows.rollback(mark)
         rows.add_file_finding(f, _label(ctx.source))
         errors = int(f.severity is Severity.ERROR)
         reason = f"{f.code} {f.message}"
-        return FileResult(task.path, "quarantined", reason, [], rows.batches(), 1, errors)
+        return FileResult(task.path, "quarantined", reason, [], {}, 1, errors)
     except Exception as exc:
         # One broken file must not stop an import of thousands; the ledger keeps the reason.
+        rows.rollback(mark)
         seen -= added  # the file keeps no rows: a later copy of its matches is the first
         reason = f"internal error: {type(exc).__name__}: {exc}"
         return FileResult(task.path, "quarantined", reason[:500])
@@ -597,14 +618,38 @@ def process_unit(
 ) -> UnitResult:
     """The work sent to one worker: a few files at a time, so the pool's overhead is paid per
     chunk, not per small file."""
+    if not tasks:
+        return UnitResult([], {})
+    seen: set[bytes] = set()
+    rows = _Rows(ctx, tasks[0])
+    files = [_process(task, ctx, verify, seen, rows) for task in tasks]
+    try:
+        batches = rows.batches()
+    except Unstorable:
+        # A value no column holds (a hostile record): file by file, so that only the files
+        # holding one are quarantined.
+        return _process_unit_by_file(tasks, ctx, verify)
+    ipc = {key: batch.serialize().to_pybytes() for key, batch in batches.items()}
+    return UnitResult(files, ipc)
+
+
+def _process_unit_by_file(
+    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify
+) -> UnitResult:
     seen: set[bytes] = set()
     files = []
     parts: dict[PartKey, list[pa.RecordBatch]] = {}
     for task in tasks:
-        res = _process(task, ctx, verify, seen)
-        for key, batch in res.tables.items():
+        rows = _Rows(ctx, task)
+        res = _process(task, ctx, verify, seen, rows)
+        try:
+            tables = rows.batches()
+        except Unstorable as exc:
+            seen -= {m.uid for m in res.matches if not m.repeat}
+            res = FileResult(task.path, "quarantined", str(exc)[:500])
+            tables = {}
+        for key, batch in tables.items():
             parts.setdefault(key, []).append(batch)
-        res.tables = {}
         files.append(res)
     ipc = {key: pa.concat_batches(bs).serialize().to_pybytes() for key, bs in parts.items()}
     return UnitResult(files, ipc)

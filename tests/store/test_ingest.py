@@ -174,6 +174,32 @@ def test_a_value_no_column_holds_quarantines_the_file_with_its_reason() -> None:
     assert res.reason.startswith("a value of games.final_cube does not fit its column")
 
 
+def test_a_unit_with_an_unstorable_match_keeps_the_other_files_rows() -> None:
+    """Rows are made into Arrow batches once per unit; a value no column holds then sends the
+    unit through file by file, so only its own file is quarantined."""
+    from bgparse.ingest import process_unit
+
+    specs = hand_matches()
+    [bad] = fake_verify(encode(specs["m1.json"]), "m1.json")
+    bad = dataclasses.replace(bad, games=(dataclasses.replace(bad.games[0], cube=2**40),))
+
+    def verify(data: bytes, path: str) -> list[Any]:
+        return [bad] if path == "bad" else fake_verify(data, path)
+
+    tasks = [
+        FileTask("m2", encode(specs["m2.json"]), "a" * 64),
+        FileTask("bad", b"x", "b" * 64),
+        FileTask("m3", encode(specs["m3.json"]), "c" * 64),
+    ]
+    unit = process_unit(tasks, CTX, verify)
+    assert [(f.path, f.status) for f in unit.files] == [
+        ("m2", "ok"), ("bad", "quarantined"), ("m3", "ok")
+    ]  # fmt: skip
+    assert unit.files[1].reason is not None and "games.final_cube" in unit.files[1].reason
+    matches = [b for (table, *_), b in unit.batches().items() if table == "matches"]
+    assert sorted(p for b in matches for p in b.column("source_path").to_pylist()) == ["m2", "m3"]
+
+
 # --- the executor ------------------------------------------------------------------------------
 
 SAMPLE_LEDGER = [
