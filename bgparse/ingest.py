@@ -23,7 +23,7 @@ import threading
 import time
 import unicodedata
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
@@ -620,6 +620,33 @@ def process_unit(
     chunk, not per small file."""
     if not tasks:
         return UnitResult([], {})
+    with _unit_garbage():
+        return _process_unit(tasks, ctx, verify)
+
+
+@contextlib.contextmanager
+def _unit_garbage() -> Iterator[None]:
+    """Where an import has asked for it (its workers, or this process while it imports): no
+    automatic garbage collection during a unit, then one collection of what the unit left and
+    a freeze of what survives, so the next collection looks only at newer objects. A unit
+    makes little cyclic garbage (lark's parser states) and keeps none; the caches it fills
+    are frozen with the rest. Several percent faster than threshold tuning alone, and
+    leaner."""
+    if not _BATCH_GC:
+        yield
+        return
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.collect()
+        gc.freeze()
+        if was:
+            gc.enable()
+
+
+def _process_unit(tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify) -> UnitResult:
     seen: set[bytes] = set()
     rows = _Rows(ctx, tasks[0])
     files = [_process(task, ctx, verify, seen, rows) for task in tasks]
@@ -733,13 +760,33 @@ class _Inline(Executor):
 #: Reading and replaying make many small objects and keep few: collecting garbage less often
 #: makes the per-file work about half again as fast.
 _GC_THRESHOLD = (50_000, 20, 20)
+#: Collect garbage once per unit (`_unit_garbage`): set in workers, and in the importing
+#: process while an import runs its units there.
+_BATCH_GC = False
+
+
+@contextlib.contextmanager
+def _batch_gc_here() -> Iterator[None]:
+    """Units run in this process during the import collect their garbage per unit; after it,
+    the objects frozen meanwhile go back to the collector."""
+    global _BATCH_GC
+    before = _BATCH_GC
+    _BATCH_GC = True
+    try:
+        yield
+    finally:
+        _BATCH_GC = before
+        if not before:
+            gc.unfreeze()
 
 
 def _init_worker() -> None:
     """Worker initializer: batch-friendly garbage collection, and exit when the importing
     process is gone. Killed with -9, it cannot tell its pool; and a forkserver's workers keep
     each other's pipes open, so without this they would wait for work forever."""
+    global _BATCH_GC
     gc.set_threshold(*_GC_THRESHOLD)
+    _BATCH_GC = True
     parent = multiprocessing.parent_process()
     if parent is None:
         return
@@ -915,6 +962,7 @@ def run_import(
         # Batch-friendly garbage collection for the work done in this process, restored after.
         stack.callback(gc.set_threshold, *gc.get_threshold())
         gc.set_threshold(*_GC_THRESHOLD)
+        stack.enter_context(_batch_gc_here())
         stack.enter_context(ds.lock())
         known = ds.known_inputs(version)
         ctx = ImportContext(

@@ -202,6 +202,35 @@ def test_a_unit_with_an_unstorable_match_keeps_the_other_files_rows() -> None:
 
 # --- the executor ------------------------------------------------------------------------------
 
+
+def test_an_in_process_import_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    """With one worker the units run in the importing process, collecting garbage once per
+    unit and freezing what survives; afterwards the thresholds and frozen objects are back."""
+    import bgparse.ingest as ingest
+
+    inputs = write_inputs(tmp_path / "in", hand_matches())
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen_batch_gc = []
+    real = ingest._unit_garbage
+
+    def spy() -> Any:
+        seen_batch_gc.append(ingest._BATCH_GC)
+        return real()
+
+    ingest._unit_garbage = spy
+    try:
+        run_import([inputs], tmp_path / "data", ImportOptions(workers=1), verify=fake_verify)
+    finally:
+        ingest._unit_garbage = real
+    assert seen_batch_gc and all(seen_batch_gc)
+    assert (gc.get_threshold(), gc.get_freeze_count(), ingest._BATCH_GC) == (
+        threshold,
+        frozen,
+        False,
+    )
+    assert gc.isenabled()
+
+
 SAMPLE_LEDGER = [
     ("in/binary.bin", "quarantined", "S002 file holds binary data"),
     ("in/crash.mat", "quarantined", "internal error: RuntimeError: boom"),
