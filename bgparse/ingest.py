@@ -376,8 +376,9 @@ class _Rows:
         )
         turns = cubes = 0
         for i, (g, post) in enumerate(zip(vm.games, _post_crawford(vm), strict=True)):
-            turns += self._game(vm, i, g, post, uid, source, year)
-            cubes += self._cube_actions(vm, g, post, uid, source, year)
+            counters, total_rolls = self._game(vm, i, g, post, uid, source, year)
+            turns += len(g.turns)
+            cubes += self._cube_actions(vm, g, post, uid, source, year, counters, total_rolls)
         for f in vm.findings:
             self._finding(f, uid, vm.index, source, year)
         return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors)
@@ -391,7 +392,9 @@ class _Rows:
         uid: bytes,
         source: str,
         year: int | None,
-    ) -> int:
+    ) -> tuple[list[tuple[int, int]], int]:
+        """The game's row and its turns' rows; returns per action (the mover's turn number,
+        rolls by either side before it) and the game's number of rolls, for its cube actions."""
         length = vm.length
         away = (length - g.score_before[0], length - g.score_before[1]) if length else None
         rolls = [t for t in g.turns if t.kind in _ROLL_KINDS and t.dice is not None]
@@ -441,12 +444,15 @@ class _Rows:
         )
         moves = [0, 0]
         rolls_before = 0
+        counters: list[tuple[int, int]] = []
         rows = self.table("turns", source, year)
         for t in g.turns:
             side = t.side
             dice = t.dice
             rolled = t.kind in _ROLL_KINDS and dice is not None
             score = t.score
+            move_no = moves[side] + 1
+            counters.append((move_no, rolls_before))
             rows.append(
                 (
                     uid,
@@ -454,7 +460,7 @@ class _Rows:
                     t.ply,
                     side,
                     t.kind,
-                    moves[side] + 1,
+                    move_no,
                     rolls_before,
                     t.position_id or None,
                     t.match_id or None,
@@ -485,7 +491,7 @@ class _Rows:
             if rolled:
                 moves[side] += 1
                 rolls_before += 1
-        return len(g.turns)
+        return counters, rolls_before
 
     def _cube_actions(
         self,
@@ -495,19 +501,11 @@ class _Rows:
         uid: bytes,
         source: str,
         year: int | None,
+        counters: list[tuple[int, int]],
+        total_rolls: int,
     ) -> int:
-        # Per action index: rolls before it, and the mover's turn number.
-        rolls_before: list[int] = []
-        move_no: list[int] = []
-        moves = [0, 0]
-        n = 0
-        for t in g.turns:
-            rolls_before.append(n)
-            move_no.append(moves[t.side] + 1)
-            if t.kind in _ROLL_KINDS and t.dice is not None:
-                n += 1
-                moves[t.side] += 1
-        total_rolls = n
+        """The game's cube actions' rows; `counters` per action (the mover's turn number, rolls
+        before it) and `total_rolls` as `_game` counted them."""
         # Per cube action: does each side double again later in the game (a recube)?
         doubles_later: list[tuple[bool, bool]] = []
         seen = [False, False]
@@ -518,7 +516,7 @@ class _Rows:
         for i, ca in enumerate(g.cube_actions):
             doubler, taker = ca.doubler, 1 - ca.doubler
             turn = g.turns[ca.turn] if 0 <= ca.turn < len(g.turns) else None
-            before = rolls_before[ca.turn] if turn else 0
+            before = counters[ca.turn][1] if turn else 0
             owner_before = turn.cube_owner if turn else (-1 if ca.cube_before == 1 else doubler)
             self.table("cube_actions", source, year).append(
                 (
@@ -527,7 +525,7 @@ class _Rows:
                     ca.turn,
                     doubler,
                     taker,
-                    move_no[ca.turn] if turn else 0,
+                    counters[ca.turn][0] if turn else 0,
                     before,
                     i == 0,
                     ca.cube_before,
