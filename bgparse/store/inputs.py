@@ -57,6 +57,10 @@ class Limits:
     ratio_floor: int = MiB  # expansion below this many bytes is never a bomb
     max_members: int = 200_000  # entries in one archive (zip keeps its directory in memory)
 
+    def ratio_cap(self, compressed: int) -> int:
+        """The most `compressed` bytes may expand to before it counts as a bomb."""
+        return max(self.ratio_floor, int(self.max_ratio * max(compressed, 1)))
+
 
 @dataclass(frozen=True, slots=True)
 class InputFile:
@@ -280,7 +284,7 @@ _COMPRESSED_SUFFIX = re.compile(r"\.(?:gz|gzip|z|bz2|bzip2|xz|lzma)$", re.IGNORE
 def _compressed_file(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iterator[Item]:
     """A single compressed file (`match.mat.gz`): read as an archive of one member, named by
     the file's name without the compression suffix; bounded like an archive member."""
-    ratio_cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    ratio_cap = lim.ratio_cap(size)
     hard = min(lim.max_file_bytes, ratio_cap)
     name = _COMPRESSED_SUFFIX.sub("", os.path.basename(path)) or "content"
     try:
@@ -378,7 +382,7 @@ def _tar_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
     reason: str | None = None
     # Whole-archive expansion: the hard limit is the smaller of the absolute cap and the ratio
     # cap, but never below the floor (small archives of text legitimately expand 5-20x).
-    ratio_cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    ratio_cap = lim.ratio_cap(size)
     hard = min(lim.max_archive_bytes, ratio_cap)
     if hard < lim.max_archive_bytes:
         why = f"archive expands more than {lim.max_ratio:g} times its size (decompression bomb?)"
@@ -464,7 +468,7 @@ def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
     credited = 0
     total_out = 0
     reason: str | None = None
-    ratio_cap = max(lim.ratio_floor, int(lim.max_ratio * max(size, 1)))
+    ratio_cap = lim.ratio_cap(size)
     with open(path, "rb") as fh:
         try:
             declared = _zip_entry_count(fh, size)
@@ -497,7 +501,7 @@ def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
                 yield Rejected(member, "member", bad, info.file_size, None, path, sha, share)
                 continue
             # The header's sizes may lie; the read itself is bounded by every limit at once.
-            member_cap = max(lim.ratio_floor, int(lim.max_ratio * max(info.compress_size, 1)))
+            member_cap = lim.ratio_cap(info.compress_size)
             room = min(lim.max_file_bytes, member_cap, lim.max_archive_bytes - total_out)
             try:
                 with zf.open(info) as fobj:  # type: ignore[union-attr]
