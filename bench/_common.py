@@ -72,10 +72,13 @@ def rate(amount: float, seconds: float) -> float:
 
 
 def machine() -> str:
+    from bgparse.compiled import build_info
+
     load = "/".join(f"{x:.2f}" for x in os.getloadavg())
     return (
         f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, "
-        f"{os.cpu_count()} CPUs, load average {load} (1/5/15 min) before the run"
+        f"{os.cpu_count()} CPUs, load average {load} (1/5/15 min) before the run\n"
+        f"bgparse: {build_info()}"
     )
 
 

@@ -2,6 +2,12 @@
 
 The replay is `bgparse.replay.replay` (not re-exported here: the name would hide the module)."""
 
+from bgparse import compiled as _compiled
+
+if _compiled.pure_requested():  # before any module that may have a compiled build is loaded
+    _compiled.use_sources()
+
+
 from bgparse.events import MatchRecord
 from bgparse.findings import Finding, RecordError, Severity
 from bgparse.readers import iter_records, read_path

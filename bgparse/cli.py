@@ -59,7 +59,9 @@ class UsageError(Exception):
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"bgparse {__version__}")
+        from bgparse.compiled import build_info
+
+        typer.echo(f"bgparse {__version__} ({build_info()})")
         raise typer.Exit(0)
 
 

@@ -14,6 +14,19 @@ CORPUS = SHARED / "corpus"
 SAMPLES = ROOT / "sample_logs"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Refuse to test an old compiled build of edited sources (a checkout built in place)."""
+    from bgparse.compiled import PURE_ENV, pure_requested, stale_modules
+
+    stale = [] if pure_requested() else stale_modules()
+    if stale:
+        pytest.exit(
+            f"compiled modules older than their source: {', '.join(stale)}. Rebuild them "
+            f"(pip install -e .) or test the sources alone ({PURE_ENV}=1).",
+            returncode=4,
+        )
+
+
 def corpus_dir(name: str) -> Path:
     """A corpus folder, or skip the test where ../shared is not beside the project."""
     d = CORPUS / name
