@@ -446,46 +446,69 @@ class _Rows:
         rolls_before = 0
         counters: list[tuple[int, int]] = []
         rows = self.table("turns", source, year)
+        number = g.number
         for t in g.turns:
-            side = t.side
-            dice = t.dice
-            rolled = t.kind in _ROLL_KINDS and dice is not None
-            score = t.score
+            # One unpacking instead of some thirty attribute look-ups (this runs per action).
+            (
+                _game,
+                ply,
+                side,
+                kind,
+                line,
+                column,
+                position_id,
+                match_id,
+                dice,
+                steps,
+                play,
+                written,
+                hits,
+                pips,
+                cube_value,
+                cube_owner,
+                legal,
+                n_legal,
+                score,
+                away_t,
+                crawford,
+                race,
+            ) = t
+            rolled = dice is not None and kind in _ROLL_KINDS
             move_no = moves[side] + 1
             counters.append((move_no, rolls_before))
             rows.append(
                 (
                     uid,
-                    g.number,
-                    t.ply,
+                    number,
+                    ply,
                     side,
-                    t.kind,
+                    kind,
                     move_no,
                     rolls_before,
-                    t.position_id or None,
-                    t.match_id or None,
+                    position_id or None,
+                    match_id or None,
                     dice[0] if dice else None,
                     dice[1] if dice else None,
                     _roll_text(dice),
                     (dice[0] == dice[1]) if dice else None,
-                    t.play or None,
-                    t.written or None,
-                    list(t.steps) if t.kind == "play" else None,
-                    t.hits,
-                    t.pips[0],
-                    t.pips[1],
-                    t.race,
-                    t.cube_value,
-                    t.cube_owner,
+                    play or None,
+                    written or None,
+                    list(steps) if kind == "play" else None,
+                    hits,
+                    pips[0],
+                    pips[1],
+                    race,
+                    cube_value,
+                    cube_owner,
                     score[side],
                     score[1 - side],
-                    t.away[0] if t.away else None,
-                    t.away[1] if t.away else None,
-                    t.crawford,
-                    t.legal,
-                    t.n_legal,
-                    t.line,
-                    t.column,
+                    away_t[0] if away_t else None,
+                    away_t[1] if away_t else None,
+                    crawford,
+                    legal,
+                    n_legal,
+                    line,
+                    column,
                 )
             )
             if rolled:
