@@ -31,6 +31,8 @@ COMPILED = [
     "bgparse/rules/position.py",
     "bgparse/rules/scoring.py",
     "bgparse/store/dataset.py",
+    # Typed C versions of a few small computations, used where built (the .py originals stay).
+    "bgparse/rules/_speedups.pyx",
 ]
 
 

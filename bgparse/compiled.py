@@ -57,7 +57,9 @@ class _SourcesFirst(importlib.abc.MetaPathFinder):
             source = os.path.join(entry, leaf + ".py")
             if os.path.isfile(source):
                 return importlib.util.spec_from_file_location(fullname, source)
-        return None
+        # A module with no source (the typed C speed-ups) is not there in pure Python: its
+        # users fall back to their Python originals.
+        raise ModuleNotFoundError(f"{fullname} has no Python source ({PURE_ENV})", name=fullname)
 
 
 def use_sources() -> None:
@@ -88,9 +90,10 @@ def stale_modules() -> list[str]:
     all get the time of installing, so this is for checkouts, as the tests use it.)"""
     stale = []
     for name, path in _compiled_files().items():
-        source = path.with_name(path.name.split(".", 1)[0] + ".py")
-        if source.is_file() and source.stat().st_mtime > path.stat().st_mtime:
-            stale.append(name)
+        stem = path.name.split(".", 1)[0]
+        for source in (path.with_name(stem + ".py"), path.with_name(stem + ".pyx")):
+            if source.is_file() and source.stat().st_mtime > path.stat().st_mtime:
+                stale.append(name)
     return stale
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import mul
@@ -207,8 +207,13 @@ class Position:
 
     def summary(self) -> tuple[str, int, int, bool]:
         """(Position ID, mover's pips, opponent's pips, is_race) at once: what a stored turn
-        keeps of its position, from one cached look-up per side. Raises PositionError like
-        `position_id`."""
+        keeps of its position. In C where the speed-ups are built (once per turn of every
+        stored match, it was a tenth of an import), else from one cached look-up per side.
+        Raises PositionError like `position_id`."""
+        if self._checked and _board_summary is not None:
+            fast = _board_summary(self.opponent, self.mover)
+            if fast is not None:
+                return fast
         if not self._checked:
             self.position_id()  # the same checks and error
         opponent = _side_info(self.opponent)
@@ -328,6 +333,13 @@ class Position:
 
 
 # --- GNU Position ID ------------------------------------------------------------------------
+
+_BoardSummary = Callable[[tuple[int, ...], tuple[int, ...]], tuple[str, int, int, bool] | None]
+_board_summary: _BoardSummary | None
+try:  # the typed C version of `Position.summary` (setup.py builds it where it can)
+    from bgparse.rules._speedups import board_summary as _board_summary
+except ImportError:
+    _board_summary = None
 
 
 #: Per checker count, the bits a slot contributes to a Position ID key, most significant first
