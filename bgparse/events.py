@@ -37,6 +37,7 @@ __all__ = [
     "Span",
     "Take",
     "Win",
+    "make_roll",
 ]
 
 #: Point numbers as notated, from the mover's own side: 25 is its bar, 0 is off.
@@ -96,6 +97,24 @@ class Roll:
     span: Span
     #: The play exactly as the record wrote it (empty where a reader has no text form).
     text: str = ""
+
+
+_set = object.__setattr__
+
+
+def make_roll(
+    side: int, dice: tuple[int, int], moves: tuple[Move, ...], span: Span, text: str = ""
+) -> Roll:
+    """`Roll(side, dice, moves, span, text)` for readers, which make one per roll: a frozen
+    dataclass's generated __init__ runs as interpreted code even where bgparse is compiled,
+    and this does not."""
+    roll = object.__new__(Roll)
+    _set(roll, "side", side)
+    _set(roll, "dice", dice)
+    _set(roll, "moves", moves)
+    _set(roll, "span", span)
+    _set(roll, "text", text)
+    return roll
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,9 @@ from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
 __all__ = ["replay", "rules_for"]
 
+#: Builds a named tuple from a tuple of its fields (see `_record_turn`).
+_tuple_new = tuple.__new__
+
 #: Agreement that ends the search for the board after an illegal play at once (the rest of
 #: the game agrees, or this many plays do: more than any game has).
 _LOOKAHEAD = 1000
@@ -1300,32 +1303,36 @@ class _Replay:
         if self.length:
             away = (self.length - g.score[side], self.length - g.score[1 - side])
         text, hits = _play_info(steps)
-        # Positional: a named tuple is built noticeably faster without keywords.
+        # Built from a tuple of its fields: the named tuple's generated __new__ is interpreted
+        # code even where bgparse is compiled.
         g.turns.append(
-            Turn(
-                g.number,
-                g.n_turns - 1,
-                side,
-                kind,
-                span.line,
-                span.column,
-                pid,
-                mid,
-                dice,
-                steps,
-                text,
-                written if isinstance(written, str) else _written(written),
-                hits,
-                pips,
-                c.value,
-                owner,
-                legal,
-                None,
-                g.score,
-                away,
-                g.crawford,
-                race,
-            )
+            _tuple_new(
+                Turn,
+                (
+                    g.number,
+                    g.n_turns - 1,
+                    side,
+                    kind,
+                    span.line,
+                    span.column,
+                    pid,
+                    mid,
+                    dice,
+                    steps,
+                    text,
+                    written if isinstance(written, str) else _written(written),
+                    hits,
+                    pips,
+                    c.value,
+                    owner,
+                    legal,
+                    None,
+                    g.score,
+                    away,
+                    g.crawford,
+                    race,
+                ),
+            ),
         )
 
 

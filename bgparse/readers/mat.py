@@ -40,6 +40,7 @@ from bgparse.events import (
     Span,
     Take,
     Win,
+    make_roll,
 )
 from bgparse.findings import Finding
 from bgparse.resources import read_grammar
@@ -48,6 +49,9 @@ __all__ = ["MAX_MATCH_LENGTH", "has_match_line", "iter_mat_matches", "parse_move
 
 #: The longest match bgparse accepts (GNU accepts 64; some servers run longer sessions).
 MAX_MATCH_LENGTH = 999
+
+#: Builds a named tuple from a tuple of its fields without its generated (interpreted) __new__.
+_tuple_new = tuple.__new__
 
 _MATCH_LINE = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.M | re.I)
 _GAME_LINE = re.compile(r"^[ \t]*game[ \t]+-?\d+\b", re.M | re.I)
@@ -462,7 +466,7 @@ class _GameReader:
                     elif side == prev_side == 0 and kind == "ROLL":
                         side = 1  # two rolls on one row: the second is the right player's
                 prev_side = side
-                span = Span(line_no, start + 1, end - start)
+                span = _tuple_new(Span, (line_no, start + 1, end - start))
                 if kind == "ROLL":
                     # The common case inline (a readable play); the rest in _roll.
                     play = read_play(text[start + 3 : end])
@@ -472,7 +476,7 @@ class _GameReader:
                         d2 = ord(text[start + 1]) - 48
                         if d1 < d2:
                             features.low_high += 1
-                        append(Roll(side, (d1, d2), play.moves, span, play.text))
+                        append(make_roll(side, (d1, d2), play.moves, span, play.text))
                     else:
                         append(roll(text[start:end], side, span))
                 else:

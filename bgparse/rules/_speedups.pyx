@@ -59,3 +59,115 @@ def board_summary(tuple opponent, tuple mover):
     raw[9] = (high16 >> 8) & 0xFF
     pid = b2a_base64(raw[:10], newline=False)[:14].decode("ascii")
     return pid, hi_pips, lo_pips, lo_back + hi_back <= 25
+
+
+def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object step_type):
+    """The board work of moves.py's `_verify_fast` (which stays the reference): a play whose
+    written moves are single-die steps using every die, legal in the order written. Returns
+    (opponent after, mover after, steps as `step_type` tuples, hit-star notes), or None for
+    "not this case" (the full check decides). Both sides must be a checked position's."""
+    cdef int mv[26]
+    cdef int op[26]
+    cdef int want[4]
+    cdef int nwant = 4 if d1 == d2 else 2
+    cdef int i, k, s, t, dist, c, count, best
+    cdef Py_ssize_t n
+    cdef bint hit, star, hit_any = False
+    cdef list steps = []
+    cdef list notes = None
+    if len(mover) != 26 or len(opponent) != 26:
+        return None
+    for i in range(26):
+        mv[i] = mover[i]
+        op[i] = opponent[i]
+    want[0] = d1
+    want[1] = d2 if d1 != d2 else d1
+    want[2] = d1
+    want[3] = d1
+    if type(moves) is not tuple and type(moves) is not list:
+        return None
+    for m in moves:
+        if isinstance(m, tuple):
+            n = len(m)
+            if n != 2 and n != 3:
+                return None
+            ps = m[0]
+            pt = m[1]
+            pstar = m[2] if n == 3 else False
+            count = 1
+        else:
+            # Only the readers' own shape (bgparse.events.Move): anything else is left to the
+            # Python original, whose answer is the same or an error of its own.
+            points = getattr(m, "points", None)
+            hits = getattr(m, "hits", None)
+            pcount = getattr(m, "count", None)
+            if type(points) is not tuple or type(hits) is not tuple or type(pcount) is not int:
+                return None
+            if len(points) != 2 or len(hits) != 2 or pcount < 1:
+                return None
+            ps = points[0]
+            pt = points[1]
+            pstar = hits[1]
+            # No roll has five steps: a fifth copy already means "not this case".
+            count = 5 if pcount > 5 else pcount
+        if type(ps) is not int or type(pt) is not int or not (0 < ps < 26 and 0 <= pt < ps):
+            return None
+        s = ps
+        t = pt
+        star = bool(pstar)
+        for _ in range(count):
+            dist = s - t
+            k = -1
+            for i in range(nwant):
+                if want[i] == dist:
+                    k = i
+                    break
+            if k < 0:
+                if t != 0 or nwant == 0:
+                    return None
+                # Bearing off from below the die: the smallest larger die, and no checker
+                # may stand higher in the home board.
+                best = -1
+                for i in range(nwant):
+                    if want[i] > dist and (best < 0 or want[i] < want[best]):
+                        best = i
+                if best < 0:
+                    return None
+                k = best
+                for i in range(s + 1, 7):
+                    if mv[i]:
+                        return None
+            nwant -= 1
+            want[k] = want[nwant]
+            if mv[s] <= 0 or (s != 25 and mv[25]):
+                return None
+            hit = False
+            if t:
+                c = op[25 - t]
+                if c >= 2:
+                    return None
+                if c == 1:
+                    op[25 - t] = 0
+                    op[25] += 1
+                    hit = True
+                    hit_any = True
+                mv[t] += 1
+            else:
+                for i in range(7, 26):
+                    if mv[i]:
+                        return None
+            mv[s] -= 1
+            steps.append(tuple.__new__(step_type, (s, t, hit)))
+            if hit != star:
+                if notes is None:
+                    notes = []
+                notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
+    if nwant:
+        return None
+    after_opponent = tuple([op[i] for i in range(26)]) if hit_any else opponent
+    return (
+        after_opponent,
+        tuple([mv[i] for i in range(26)]),
+        tuple(steps),
+        tuple(notes) if notes is not None else (),
+    )

@@ -15,10 +15,10 @@ the final position including which blots were hit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Final, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Final, NamedTuple, Protocol, runtime_checkable
 
 from bgparse.rules.position import BAR, OFF, Position, PositionError
 
@@ -942,7 +942,20 @@ def _can_move(mover: tuple[int, ...], o: tuple[int, ...], d1: int, d2: int) -> b
     return False
 
 
-def _verify_fast(position: Position, roll: tuple[int, int], moves: object) -> PlayCheck | None:
+def _verify_fast_c(position: Position, roll: tuple[int, int], moves: object) -> PlayCheck | None:
+    """`_verify_fast_python` with its board work in C (`_speedups.play_steps`)."""
+    assert _play_steps is not None
+    done = _play_steps(position.mover, position.opponent, roll[0], roll[1], moves, Step)
+    if done is None:
+        return None
+    opponent, mover, steps, notes = done
+    after = Position._make(opponent, mover, position.checkers)
+    return _new(PlayCheck, (True, after, steps, None, "", position, roll, False, notes, []))
+
+
+def _verify_fast_python(
+    position: Position, roll: tuple[int, int], moves: object
+) -> PlayCheck | None:
     """The common case without a search: single-die steps using every die, legal in the
     order written. None means "not this case" (the full check decides)."""
     d1, d2 = roll
@@ -1020,6 +1033,16 @@ def _verify_fast(position: Position, roll: tuple[int, int], moves: object) -> Pl
         PlayCheck,
         (True, after, tuple(steps), None, "", position, roll, False, tuple(notes or ()), []),
     )
+
+
+_play_steps: Callable[..., Any] | None
+try:  # the typed C version of the board work (setup.py builds it where it can)
+    from bgparse.rules._speedups import play_steps as _play_steps
+except ImportError:
+    _play_steps = None
+
+#: The fast path of verify_play: in C where built, the Python original otherwise.
+_verify_fast = _verify_fast_python if _play_steps is None else _verify_fast_c
 
 
 #: What verify_play reads as a play: notation, written move groups, or single steps.

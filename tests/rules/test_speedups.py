@@ -8,6 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bgparse.events import Move
+from bgparse.rules.moves import (
+    PlayCheck,
+    Step,
+    _verify_fast_c,
+    _verify_fast_python,
+    legal_plays,
+)
 from bgparse.rules.position import Position, _join_halves, _side_info
 
 from .test_properties import positions
@@ -75,3 +83,75 @@ def test_sides_no_position_id_holds_are_left_to_python(bad: tuple[int, ...]) -> 
     start = Position.initial().mover
     assert speedups.board_summary(bad, start) is None
     assert speedups.board_summary(start, bad) is None
+
+
+def _fast_answer(check: object) -> object:
+    """What the fast path decided, comparable across the two versions."""
+    if check is None:
+        return None
+    assert isinstance(check, PlayCheck)
+    return (
+        check.ok,
+        check.after.mover,
+        check.after.opponent,
+        check.after.checkers,
+        check.steps,
+        [type(s) for s in check.steps],
+        check.hit_star_mismatch,
+        check.position,
+        check.dice,
+    )
+
+
+def _both(pos: Position, dice: tuple[int, int], moves: object) -> None:
+    assert _fast_answer(_verify_fast_c(pos, dice, moves)) == _fast_answer(
+        _verify_fast_python(pos, dice, moves)
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(positions(), st.tuples(st.integers(1, 6), st.integers(1, 6)), st.data())
+def test_play_steps_equals_the_python_fast_path(
+    pos: Position, dice: tuple[int, int], data: st.DataObject
+) -> None:
+    """Every legal play as written steps, with and without stars, as Move groups and as
+    tuples, merged into repeats, and changed at random: the C and Python fast paths agree
+    on each (a result, or "not this case")."""
+    plays = legal_plays(pos, dice)
+    for play in list(plays)[:12]:
+        steps = list(play.steps)
+        _both(pos, dice, [(s.src, s.dst) for s in steps])
+        _both(pos, dice, [(s.src, s.dst, s.hit) for s in steps])
+        _both(pos, dice, tuple(Move((s.src, s.dst), (False, s.hit), 1) for s in steps))
+        _both(pos, dice, [Move((s.src, s.dst), (False, not s.hit), 1) for s in steps])
+        _both(pos, dice, list(reversed([(s.src, s.dst) for s in steps])))
+        if len(steps) >= 2 and steps[0] == steps[1]:
+            rest = [Move((s.src, s.dst), (False, s.hit), 1) for s in steps[2:]]
+            _both(pos, dice, [Move((steps[0].src, steps[0].dst), (False, False), 2), *rest])
+    for _ in range(4):
+        n = data.draw(st.integers(0, 5))
+        moves = [
+            (data.draw(st.integers(1, 25)), data.draw(st.integers(0, 24)), data.draw(st.booleans()))
+            for _ in range(n)
+        ]
+        _both(pos, dice, moves)
+        _both(
+            pos, dice, [Move((s, t), (False, h), data.draw(st.integers(1, 6))) for s, t, h in moves]
+        )
+
+
+def test_play_steps_leaves_odd_inputs_to_python() -> None:
+    start = Position.initial()
+    for moves in (
+        [Move((13, 10), (False, False), 10**9)],
+        [Move((13, 10), (False, False), 0)],
+        [Move((13, 10), (False,), 1)],
+        [Move((24, 18, 13), (False, False, False), 1)],
+        [(24, 18, False, 1)],
+        [(24.0, 18)],
+        [(True, 0)],
+        iter([(24, 21), (21, 18)]),
+        [object()],
+        5,
+    ):
+        assert speedups.play_steps(start.mover, start.opponent, 3, 3, moves, Step) is None
