@@ -1,4 +1,4 @@
-# cython: language_level=3, boundscheck=False, wraparound=False
+# cython: language_level=3
 """Typed C versions of the rules engine's hottest small computations, compiled by setup.py
 where it can. Each has its pure-Python original in the module that uses it, which stays the
 reference: tests/rules/test_speedups.py checks that both give the same answers, and bgparse
