@@ -8,7 +8,10 @@ process's and the largest worker's, both from getrusage (with 1 worker the work 
 importing process itself). Memory is measured again on a quarter
 of the corpus to show it does not grow with the number of files.
 
-    python bench/import.py [--matches 10000] [--workers 1 2] [--corpus DIR] [--keep DIR]
+    python bench/import.py [--matches 10000] [--workers 1 2] [--corpus DIR] [--keep DIR] [--pure]
+
+--pure also runs every configuration on the pure-Python build (BGPARSE_PURE_PYTHON=1: the
+sources, where compiled modules are installed beside them), for the two side by side.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from _common import MB, ROOT, machine, peak_rss_mb, rate, table
 
+from bgparse.compiled import PURE_ENV, compiled_modules
 from bgparse.verified import VerifiedMatch
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "gnubg"
@@ -102,14 +106,18 @@ def run_once(corpus: Path, data: Path, workers: int, rss_dir: Path) -> dict[str,
     }
 
 
-def measure(corpus: Path, workers: int, scratch: Path) -> dict[str, float]:
+def measure(corpus: Path, workers: int, scratch: Path, pure: bool = False) -> dict[str, float]:
     data = scratch / f"data-{corpus.name}-{workers}"
     rss = scratch / f"rss-{corpus.name}-{workers}"
     shutil.rmtree(data, ignore_errors=True)
     shutil.rmtree(rss, ignore_errors=True)
     rss.mkdir()
+    env = dict(os.environ)
+    env.pop(PURE_ENV, None)
+    if pure:
+        env[PURE_ENV] = "1"
     args = [sys.executable, __file__, "--run", str(corpus), str(data), str(workers), str(rss)]
-    done = subprocess.run(args, check=True, capture_output=True, text=True)
+    done = subprocess.run(args, check=True, capture_output=True, text=True, env=env)
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -120,6 +128,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--keep", type=Path, help="build the inputs and datasets here, kept")
+    parser.add_argument("--pure", action="store_true", help="also time the pure-Python build")
     parser.add_argument("--run", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
@@ -142,19 +151,27 @@ def main() -> None:
             f"({args.corpus} repeated, players renamed)"
         )
         rows = []
-        rates = {}
-        for w in args.workers:
-            r = measure(big, w, scratch)
-            rates[w] = rate(r["bytes"] / MB, r["seconds"])
-            rows.append(
-                [w, int(r["inputs"]), int(r["matches"]), r["bytes"] / MB, r["seconds"], rates[w],
-                 rate(r["matches"], r["seconds"]), r["parent_peak_mb"], r["worker_peak_mb"]]
-            )  # fmt: skip
-        headers = ["workers", "files", "matches", "MB", "seconds", "MB/s", "matches/s",
+        speedups: list[str] = []
+        builds = [("compiled" if compiled_modules() else "pure Python", False)]
+        if args.pure and compiled_modules():
+            builds.append(("pure Python", True))
+        for build, pure in builds:
+            rates = {}
+            for w in args.workers:
+                r = measure(big, w, scratch, pure)
+                rates[w] = rate(r["bytes"] / MB, r["seconds"])
+                rows.append(
+                    [build, w, int(r["inputs"]), int(r["matches"]), r["bytes"] / MB, r["seconds"],
+                     rates[w], rate(r["matches"], r["seconds"]), r["parent_peak_mb"],
+                     r["worker_peak_mb"]]
+                )  # fmt: skip
+            if 1 in rates and 2 in rates:
+                speedups.append(f"{build}: {rates[2] / rates[1]:.2f}x")
+        headers = ["build", "workers", "files", "matches", "MB", "seconds", "MB/s", "matches/s",
                    "importer peak MB", "worker peak MB"]  # fmt: skip
         print(table(headers, rows))
-        if 1 in rates and 2 in rates:
-            print(f"speed-up with 2 workers: {rates[2] / rates[1]:.2f}x")
+        if speedups:
+            print(f"speed-up with 2 workers: {', '.join(speedups)}")
         w = max(args.workers)
         q = measure(small, w, scratch)
         print(

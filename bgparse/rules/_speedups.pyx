@@ -50,7 +50,7 @@ def board_summary(tuple opponent, tuple mover):
     if not _side_key(mover, &hi, &hi_bits, &hi_pips, &hi_back):
         return None
     # 80-bit key: the opponent's half in the low bits, the mover's above it, little-endian.
-    # 25 <= lo_bits <= 40, so the mover's half straddles bit 64.
+    # 25 <= lo_bits <= 40: the mover's half may reach past bit 64 (into high16).
     cdef unsigned long long low64 = lo | (hi << lo_bits)
     cdef unsigned long long high16 = hi >> (64 - lo_bits)
     for i in range(8):
