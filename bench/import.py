@@ -29,7 +29,7 @@ from pathlib import Path
 
 from _common import MB, ROOT, machine, peak_rss_mb, rate, table
 
-from bgparse.compiled import PURE_ENV, compiled_modules
+from bgparse.compiled import child_environ, compiled_modules
 from bgparse.verified import VerifiedMatch
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "gnubg"
@@ -112,12 +112,8 @@ def measure(corpus: Path, workers: int, scratch: Path, pure: bool = False) -> di
     shutil.rmtree(data, ignore_errors=True)
     shutil.rmtree(rss, ignore_errors=True)
     rss.mkdir()
-    env = dict(os.environ)
-    env.pop(PURE_ENV, None)
-    if pure:
-        env[PURE_ENV] = "1"
     args = [sys.executable, __file__, "--run", str(corpus), str(data), str(workers), str(rss)]
-    done = subprocess.run(args, check=True, capture_output=True, text=True, env=env)
+    done = subprocess.run(args, check=True, capture_output=True, text=True, env=child_environ(pure))
     result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 

@@ -21,6 +21,7 @@ from types import ModuleType
 __all__ = [
     "PURE_ENV",
     "build_info",
+    "child_environ",
     "compiled_modules",
     "pure_requested",
     "stale_modules",
@@ -33,6 +34,16 @@ _PACKAGE = Path(__file__).resolve().parent
 
 def pure_requested() -> bool:
     return os.environ.get(PURE_ENV, "") not in ("", "0")
+
+
+def child_environ(pure: bool) -> dict[str, str]:
+    """This process's environment for a child that runs the pure-Python build (`pure`) or
+    the default one, whichever this process runs."""
+    env = dict(os.environ)
+    env.pop(PURE_ENV, None)
+    if pure:
+        env[PURE_ENV] = "1"
+    return env
 
 
 class _SourcesFirst(importlib.abc.MetaPathFinder):
@@ -94,6 +105,7 @@ def stale_modules() -> list[str]:
         for source in (path.with_name(stem + ".py"), path.with_name(stem + ".pyx")):
             if source.is_file() and source.stat().st_mtime > path.stat().st_mtime:
                 stale.append(name)
+                break
     return stale
 
 

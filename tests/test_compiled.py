@@ -5,14 +5,13 @@ sources even where compiled modules sit beside them."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from bgparse.compiled import PURE_ENV, compiled_modules
+from bgparse.compiled import child_environ, compiled_modules
 
 from .conftest import CORPUS, ROOT, SAMPLES
 from .store.conftest import snapshot
@@ -22,18 +21,10 @@ needs_compiled = pytest.mark.skipif(
 )
 
 
-def _env(pure: bool) -> dict[str, str]:
-    env = dict(os.environ)
-    env.pop(PURE_ENV, None)
-    if pure:
-        env[PURE_ENV] = "1"
-    return env
-
-
 def _python(code: str, *, pure: bool) -> str:
     done = subprocess.run(
         [sys.executable, "-c", code],
-        env=_env(pure),
+        env=child_environ(pure),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -45,7 +36,7 @@ def _python(code: str, *, pure: bool) -> str:
 def _bgparse(*args: str, pure: bool) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", "from bgparse.cli import main; main()", *args],
-        env=_env(pure),
+        env=child_environ(pure),
         cwd=ROOT,
         capture_output=True,
         text=True,
