@@ -76,19 +76,30 @@ def _root(
 
 
 def iter_input_files(paths: Iterable[str]) -> Iterator[Path]:
-    """Files named, and match files found recursively in folders named, in a stable order."""
+    """Files named, and match files found recursively in folders named, in a stable order.
+    A FIFO, socket or device named is passed on: reading it says what it is and skips it."""
+    from bgparse.paths import display_path
+
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
+            found = False
             for f in sorted(p.rglob("*")):
                 suffix = f.suffix.lower()
                 wanted = suffix in MATCH_SUFFIXES or suffix in ARCHIVE_SUFFIXES
                 if wanted and f.is_file() and not f.is_symlink():
+                    found = True
                     yield f
-        elif p.is_file():
+            if not found:
+                kinds = ", ".join(MATCH_SUFFIXES + ARCHIVE_SUFFIXES)
+                raise UsageError(
+                    f"{display_path(raw)}: no match files or archives in this folder "
+                    f"(searched for {kinds})"
+                )
+        elif p.exists():
             yield p
         else:
-            raise UsageError(f"{raw}: no such file or folder")
+            raise UsageError(f"{display_path(raw)}: no such file or folder")
 
 
 def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes, RecordError | None]]:

@@ -18,6 +18,8 @@ from typing import Annotated
 
 import typer
 
+from bgparse.paths import display_path
+
 __all__ = ["register"]
 
 _FORMATS = ("mat", "sgf")
@@ -50,10 +52,11 @@ def _write(target: Path, text: str, *, force: bool, written: set[Path]) -> None:
     """Write `text` to `target` (inside the output folder): refused if it exists and not
     `force`, or if this run wrote it already (two inputs with the same stem)."""
     key = target.resolve()
+    shown = display_path(target)
     if key in written:
-        raise _Refused(f"{target}: another input of this run was written there; not overwritten")
+        raise _Refused(f"{shown}: another input of this run was written there; not overwritten")
     if (target.exists() or target.is_symlink()) and not force:
-        raise _Refused(f"{target}: exists; not overwritten (use --force to replace it)")
+        raise _Refused(f"{shown}: exists; not overwritten (use --force to replace it)")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -87,6 +90,7 @@ def convert(
         raise typer.Exit(2)
     from bgparse.cli import check_paths, iter_blobs
     from bgparse.findings import RecordError
+    from bgparse.paths import path_from_display
     from bgparse.readers import iter_records
     from bgparse.replay import replay
     from bgparse.writers import write_mat, write_sgf
@@ -96,7 +100,9 @@ def convert(
     written: set[Path] = set()
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
     for label, data, refused in iter_blobs(files):
-        stem = Path(label.rsplit("!", 1)[-1]).stem  # a member's own name names its output
+        # A member's own name names its output; the name as the file system spells it, not its
+        # display form (bgparse.paths).
+        stem = Path(path_from_display(label.rsplit("!", 1)[-1])).stem
         try:
             if refused is not None:
                 raise refused
@@ -126,11 +132,12 @@ def convert(
             continue
         except OSError as exc:
             counts["failed"] += 1
-            typer.echo(f"bgparse: {target}: cannot write: {exc.strerror or exc}", err=True)
+            why = exc.strerror or exc
+            typer.echo(f"bgparse: {display_path(target)}: cannot write: {why}", err=True)
             continue
         counts["converted"] += 1
         note = f" ({errors} error(s): written as the replay reads them)" if errors else ""
-        typer.echo(f"{label} -> {target}{note}")
+        typer.echo(f"{label} -> {display_path(target)}{note}")
     typer.echo(
         f"{counts['converted']} converted, {counts['failed']} failed, "
         f"{counts['unreadable']} unreadable"

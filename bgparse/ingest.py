@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc
 
 from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.paths import display_path
 from bgparse.store.dataset import Dataset, DatasetError, KnownInputs, Transaction
 from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
@@ -974,7 +975,7 @@ def run_import(
     tops = [os.fspath(p) for p in paths]
     for p in tops:
         if not os.path.lexists(p):
-            raise FileNotFoundError(f"no such file or folder: {p}")
+            raise FileNotFoundError(f"no such file or folder: {display_path(p)}")
     workers = opts.workers or len(os.sched_getaffinity(0))
     version = bgparse_version()
     ds = Dataset(root)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bgparse.events import MatchRecord
 from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.paths import display_path
 from bgparse.readers.decode import MAX_LINE, DecodedText, decode_bytes, looks_binary
 
 __all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format"]
@@ -158,6 +159,7 @@ def _with_warnings(records: Iterator[MatchRecord], warn: list[Finding]) -> Itera
 
 
 def read_path(path: str | Path) -> list[MatchRecord]:
-    """Every match record of a file on disk (raises `SyntaxRecordError` or `OSError`)."""
+    """Every match record of a file on disk (raises `SyntaxRecordError` or `OSError`), each
+    labelled with the display form of the file's name (`bgparse.paths`)."""
     p = Path(path)
-    return list(iter_records(p.read_bytes(), str(path)))
+    return list(iter_records(p.read_bytes(), display_path(p)))

@@ -25,8 +25,10 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Literal, cast
+
+from bgparse.paths import display_path
 
 __all__ = [
     "Archive",
@@ -34,6 +36,7 @@ __all__ = [
     "Item",
     "Limits",
     "Rejected",
+    "file_kind",
     "iter_inputs",
     "scan_inputs",
     "unsafe_member_name",
@@ -125,6 +128,21 @@ def unsafe_member_name(name: str) -> str | None:
     return None
 
 
+def file_kind(mode: int) -> str:
+    """What a file of this `st_mode` is, in words, for saying why it is not read."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
 def scan_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[int, int]:
     """(number of files, total bytes on disk) under the paths, for a progress bar's total.
     Archives count as one file of their compressed size."""
@@ -150,16 +168,31 @@ def iter_inputs(
 ) -> Iterator[Item]:
     """Every input under `paths` in a stable order. `skip_archive(sha256)` lets the caller skip
     an archive it has already imported without reading its members; folders in `exclude`
-    (the dataset being written, when it lies inside an input folder) are not walked."""
+    (the dataset being written, when it lies inside an input folder) are not walked.
+
+    Items are labelled with their names' display form (`bgparse.paths`): the file system's
+    name is used to read, and only the label travels on to reports and the dataset."""
     lim = limits or Limits()
     skip = frozenset(os.path.realpath(p) for p in exclude)
     for top in paths:
         top_s = os.fspath(top)
         for path in _walk(top_s, skip):
             if isinstance(path, _LinkedDir):
-                yield Rejected(str(path), "file", "symlinked folder not followed")
+                yield Rejected(display_path(path), "file", "symlinked folder not followed")
             else:
-                yield from _read_path(path, lim, skip_archive)
+                for item in _read_path(path, lim, skip_archive):
+                    yield _labelled(item)
+
+
+def _labelled(item: Item) -> Item:
+    shown = display_path(item.path)
+    if isinstance(item, Archive):
+        return item if shown == item.path else replace(item, path=shown)
+    archive = item.archive_path
+    shown_archive = display_path(archive) if archive is not None else None
+    if shown == item.path and shown_archive == archive:
+        return item
+    return replace(item, path=shown, archive_path=shown_archive)
 
 
 class _LinkedDir(str):
@@ -208,7 +241,7 @@ def _read_path(
         yield Rejected(path, "file", f"cannot read: {exc.strerror or exc}")
         return
     if not stat.S_ISREG(st.st_mode):
-        yield Rejected(path, "file", "not a regular file")
+        yield Rejected(path, "file", f"{file_kind(st.st_mode)}, not a regular file: not read")
         return
     try:
         with open(path, "rb") as fh:

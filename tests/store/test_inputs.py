@@ -90,7 +90,7 @@ def test_links_and_special_files_in_folders(tmp_path: Path) -> None:
     assert summary(items(walk)) == [
         ("rejected", "loop", "symlinked folder not followed"),
         ("file", "link.mat", "x"),
-        ("rejected", "pipe", "not a regular file"),
+        ("rejected", "pipe", "a FIFO (named pipe), not a regular file: not read"),
     ]
 
 

@@ -1,0 +1,174 @@
+"""File names that are not valid UTF-8 or hold a newline: shown and stored in their display form
+(`bgparse.paths`), one line per finding, valid JSON, and the import goes on."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from bgparse.cli import app
+from bgparse.paths import display_path, path_from_display
+
+runner = CliRunner()
+
+GOOD = """\
+ 3 point match
+
+ Game 1
+ Alice : 0                      Bob : 0
+  1) 42: 24/20 24/22             41: 6/5* 24/20
+  2) 61: 25/24 22/16             33: 13/10 8/5 6/3 6/3
+                                  Wins 1 point
+"""
+# One illegal play (an error finding at line 5) and otherwise the same match, so that a
+# finding's line carries the odd name too.
+BAD = GOOD.replace("42: 24/20 24/22", "42: 24/18 13/11").replace("Bob", "Carol")
+
+
+def test_display_form_examples() -> None:
+    assert display_path("club/round 1/Ünal.mat") == "club/round 1/Ünal.mat"
+    assert display_path(os.fsdecode(b"a\xff\xfeb.mat")) == "a\\xff\\xfeb.mat"
+    assert display_path(b"a\xffb.mat") == "a\\xffb.mat"
+    assert display_path("new\nline\r\t.mat") == "new\\nline\\r\\t.mat"
+    assert display_path("bell\x07 del\x7f c1\x85.mat") == "bell\\x07 del\\x7f c1\\u0085.mat"
+    # A backslash is doubled only where it would read as an escape.
+    assert display_path("C:\\data\\b.mat") == "C:\\data\\b.mat"
+    assert display_path("C:\\new\\x.mat") == "C:\\\\new\\\\x.mat"
+    assert display_path("a\\\n.mat") == "a\\\\\\n.mat"
+    # Line separators and bidirectional overrides would break or reorder a report line.
+    assert display_path("a\u2028b\u202ec.mat") == "a\\u2028b\\u202ec.mat"
+    assert path_from_display("a\\xff\\xfeb.mat") == os.fsdecode(b"a\xff\xfeb.mat")
+    assert path_from_display("C:\\\\new\\data\\n.mat") == "C:\\new\\data\n.mat"
+
+
+@given(st.binary(min_size=1, max_size=40))
+def test_display_form_is_printable_utf8_on_one_line_and_reads_back(name: bytes) -> None:
+    shown = display_path(os.fsdecode(name))
+    shown.encode("utf-8")  # never a lone surrogate
+    assert shown.splitlines() == [shown] or shown == ""
+    assert os.fsencode(path_from_display(shown)) == name
+
+
+# Backslashes next to escape letters, hex digits and escaped characters are where an escape
+# scheme goes wrong; arbitrary text covers the rest.
+_TRICKY = st.text(alphabet=st.sampled_from(list("\\xunrt0af\n\x85\udcff\u2028é")), max_size=30)
+
+
+@given(_TRICKY | st.text(max_size=30))
+def test_display_form_of_any_text_reads_back(name: str) -> None:
+    assert path_from_display(display_path(name)) == name
+
+
+def _odd_names(folder: Path) -> dict[str, bytes]:
+    """A folder of match files with odd names, and archives with odd member names, each a
+    different match. Returns each input's expected display label -> b"ok" or the code of its
+    one finding."""
+    base = os.fsencode(folder)
+    files = {b"good.mat": GOOD, b"bad\xff\xfename.mat": BAD, b"new\nline.mat": BAD}
+    for i, (name, text) in enumerate(files.items()):
+        with open(os.path.join(base, name), "wb") as f:
+            f.write(text.replace("Alice", f"Alice{i}").encode())
+    with tarfile.open(folder / "club.tar", "w", format=tarfile.GNU_FORMAT) as tf:
+        for i, member in enumerate(("r1/x\udcffy.mat", "r1/two\nlines.mat")):
+            data = BAD.replace("Alice", f"Tara{i}").encode()
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+    with zipfile.ZipFile(folder / "club.zip", "w") as zf:
+        zf.writestr("z\nnew.mat", GOOD.replace("Alice", "Zoe"))
+    shown = str(folder)
+    return {
+        f"{shown}/good.mat": b"ok",
+        f"{shown}/bad\\xff\\xfename.mat": b"P001",
+        f"{shown}/new\\nline.mat": b"P001",
+        f"{shown}/club.tar!r1/x\\xffy.mat": b"P001",
+        f"{shown}/club.tar!r1/two\\nlines.mat": b"P001",
+        f"{shown}/club.zip!z\\nnew.mat": b"ok",
+    }
+
+
+def test_validate_text_prints_odd_names_escaped_one_line_per_finding(tmp_path: Path) -> None:
+    expected = _odd_names(tmp_path)
+    res = runner.invoke(app, ["validate", "--quiet", str(tmp_path)])
+    assert res.exit_code == 1, res.output  # the illegal plays; nothing unreadable
+    text = res.stdout_bytes.decode("utf-8")  # strict: no raw bytes of a name
+    lines = text.splitlines()
+    heads = [line for line in lines if ": error: " in line]
+    # Each finding's head line starts with the whole display form of its file's name.
+    assert sorted(h.split(":5:6: error: P001 ")[0] for h in heads) == sorted(
+        label for label, want in expected.items() if want == b"P001"
+    )
+    assert lines[-1] == "6 file(s), 6 match(es): 4 error(s), 0 warning(s), 0 unreadable"
+
+
+def test_validate_json_is_valid_utf8_json_for_odd_names(tmp_path: Path) -> None:
+    expected = _odd_names(tmp_path)
+    res = runner.invoke(app, ["validate", "--format", "json", str(tmp_path)])
+    assert res.exit_code == 1, res.output
+    raw_lines = res.stdout_bytes.split(b"\n")
+    assert raw_lines[-1] == b""
+    docs = [json.loads(line.decode("utf-8")) for line in raw_lines[:-1]]
+    assert {d["path"]: d["ok"] for d in docs} == {
+        label: want == b"ok" for label, want in expected.items()
+    }
+    # The display form names the file the system holds.
+    for d in docs:
+        if "!" not in d["path"]:
+            assert os.path.isfile(os.fsencode(path_from_display(d["path"])))
+
+
+def test_import_stores_odd_names_and_goes_on(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    expected = _odd_names(folder)
+    data = tmp_path / "data"
+    res = runner.invoke(app, ["import", str(folder), "-d", str(data), "-w", "1"])
+    assert res.exit_code == 0, res.output
+    # Six match files and the two archives.
+    assert res.stdout.startswith("8 inputs: 8 imported, 0 duplicate, 0 quarantined")
+    ledger = runner.invoke(
+        app,
+        ["query", "-d", str(data), "-f", "json", "SELECT path, kind FROM imports ORDER BY path"],
+    )
+    assert ledger.exit_code == 0, ledger.output
+    paths = {r["path"] for r in json.loads(ledger.stdout) if r["kind"] != "archive"}
+    assert paths == set(expected)
+    sql = "SELECT source_path, n_errors FROM matches"
+    stored = runner.invoke(app, ["query", "-d", str(data), "-f", "json", sql])
+    assert {r["source_path"]: r["n_errors"] for r in json.loads(stored.stdout)} == {
+        label: int(want == b"P001") for label, want in expected.items()
+    }
+    sql = "SELECT DISTINCT source_path FROM findings WHERE code = 'P001'"
+    stored = runner.invoke(app, ["query", "-d", str(data), "-f", "json", sql])
+    assert {r["source_path"] for r in json.loads(stored.stdout)} == {
+        label for label, want in expected.items() if want == b"P001"
+    }
+
+
+def test_parse_json_of_an_odd_name_is_valid_utf8(tmp_path: Path) -> None:
+    target = os.path.join(os.fsencode(tmp_path), b"p\xe9\n.mat")
+    with open(target, "wb") as f:
+        f.write(GOOD.encode())
+    res = runner.invoke(app, ["parse", "--format", "json", os.fsdecode(target)])
+    assert res.exit_code == 0, res.output
+    [line] = res.stdout_bytes.splitlines()
+    assert json.loads(line.decode("utf-8"))["path"] == f"{tmp_path}/p\\xe9\\n.mat"
+
+
+@pytest.mark.parametrize("command", ["validate", "parse", "import"])
+def test_a_missing_odd_name_is_reported_escaped(command: str, tmp_path: Path) -> None:
+    missing = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"no\xff\nne.mat"))
+    extra = ["-d", str(tmp_path / "data")] if command == "import" else []
+    res = runner.invoke(app, [command, missing, *extra])
+    assert res.exit_code == 2
+    assert res.stderr_bytes.decode("utf-8").count("\n") == 1
+    assert "no\\xff\\nne.mat" in res.stderr
