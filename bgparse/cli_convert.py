@@ -6,18 +6,17 @@ exit codes (0 all done, 1 some file failed or was refused, 2 usage error or unre
 Output files go into `--out` only, named by the input's stem (or the generator's seed and match
 number) and the new extension. An existing file is never overwritten without `--force`, and then
 it is replaced atomically (a new file renamed over it, so a symbolic link there is replaced, not
-followed out of `--out`).
+followed out of `--out`). New files get the permissions the umask gives.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
 
 __all__ = ["register"]
@@ -57,14 +56,8 @@ def _write(target: Path, text: str, *, force: bool, written: set[Path]) -> None:
         raise _Refused(f"{shown}: another input of this run was written there; not overwritten")
     if (target.exists() or target.is_symlink()) and not force:
         raise _Refused(f"{shown}: exists; not overwritten (use --force to replace it)")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(target) as f:
+        f.write(text.encode("utf-8"))
     written.add(key)
 
 

@@ -11,17 +11,25 @@ from __future__ import annotations
 
 import enum
 import inspect
+import json
+import shutil
 import sys
+import tempfile
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
-from typing import Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from bgparse.paths import display_path
+from bgparse.rules.wording import plural
 from bgparse.stats import STATISTICS, Statistic
+
+if TYPE_CHECKING:
+    from bgparse.ingest import ImportSummary
 
 __all__ = ["register"]
 
@@ -87,12 +95,26 @@ def import_command(
         float, typer.Option(min=2.0, help="largest decompression ratio accepted")
     ] = 200.0,
     progress: Annotated[bool, typer.Option(help="show a progress bar on a terminal")] = True,
+    report: Annotated[
+        Path | None,
+        typer.Option(
+            help="write what became of every input to this file, one JSON object a line "
+            "(path, kind, status, matches, duplicate_matches, errors, warnings, reason)",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Import match files and archives into the dataset: every input is recorded in the
-    `imports` ledger as imported, duplicate or quarantined; inputs already there are skipped."""
-    from bgparse.ingest import ImportOptions, ImportProgress, run_import
+    `imports` ledger as imported, duplicate or quarantined; inputs already there are skipped.
+    The summary counts the matches stored with errors and warnings and names the files with
+    the most errors; --report lists every input."""
+    from bgparse.ingest import ImportOptions, ImportProgress, InputOutcome, run_import
     from bgparse.store.dataset import DatasetError
     from bgparse.store.inputs import Limits, scan_inputs
+
+    if report is not None and (report.is_dir() or not report.parent.is_dir()):
+        why = "is a folder" if report.is_dir() else "its folder does not exist"
+        raise _fail(f"--report {display_path(report)}: {why}")
 
     options = ImportOptions(
         workers=workers,
@@ -139,8 +161,20 @@ def import_command(
             )
 
         bar.start()
+    # The report is spooled outside the inputs (a file appearing in an input folder would be
+    # imported) and written whole once the import has committed; closed in `finally` below.
+    spool = tempfile.TemporaryFile() if report is not None else None  # noqa: SIM115
+    on_input = None
+    if spool is not None:
+
+        def on_input(outcome: InputOutcome) -> None:
+            line = json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n"
+            spool.write(line.encode("utf-8"))
+
     try:
-        summary = run_import(paths, data, options, on_progress=on_progress)
+        summary = run_import(paths, data, options, on_progress=on_progress, on_input=on_input)
+        if spool is not None and report is not None:
+            _write_report(spool, report)
     except (DatasetError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
     except BrokenExecutor:
@@ -154,15 +188,19 @@ def import_command(
     finally:
         if bar is not None:
             bar.stop()
+        if spool is not None:
+            spool.close()
     mb = summary.bytes_done / 1e6
     rate = mb / summary.seconds if summary.seconds > 0 else 0.0
     typer.echo(
-        f"{summary.inputs:,} inputs: {summary.imported:,} imported, "
+        f"{plural(summary.inputs, 'input')}: {summary.imported:,} imported, "
         f"{summary.duplicate:,} duplicate, {summary.quarantined:,} quarantined, "
-        f"{summary.skipped:,} already in the dataset; stored {summary.matches:,} matches, "
-        f"{summary.games:,} games, {summary.turns:,} turns, {summary.cube_actions:,} doubles "
-        f"in {data}; {mb:.1f} MB in {summary.seconds:.1f} s ({rate:.1f} MB/s)"
+        f"{summary.skipped:,} already in the dataset; stored {plural(summary.matches, 'match')}, "
+        f"{plural(summary.games, 'game')}, {plural(summary.turns, 'turn')}, "
+        f"{plural(summary.cube_actions, 'double')} in {display_path(data)}; "
+        f"{mb:.1f} MB in {summary.seconds:.1f} s ({rate:.1f} MB/s)"
     )
+    _print_damage(summary, report)
     for path, reason in summary.quarantine[:_QUARANTINE_SHOWN]:
         typer.echo(f"quarantined: {path}: {reason}", err=True)
     hidden = summary.quarantined - min(len(summary.quarantine), _QUARANTINE_SHOWN)
@@ -174,6 +212,44 @@ def import_command(
         )
     if summary.quarantined:
         raise typer.Exit(1)
+
+
+def _write_report(spool: IO[bytes], report: Path) -> None:
+    from bgparse.outfiles import atomic_output
+
+    spool.seek(0)
+    try:
+        with atomic_output(report) as out:
+            shutil.copyfileobj(spool, out)
+    except OSError as exc:
+        # The import has committed: say the report is missing, but do not call it failed.
+        typer.echo(
+            f"error: --report {display_path(report)}: cannot write: {exc.strerror or exc}",
+            err=True,
+        )
+
+
+def _print_damage(summary: ImportSummary, report: Path | None) -> None:
+    """What came in damaged: matches stored with errors or warnings, and the worst files."""
+    errors, warnings = summary.matches_with_errors, summary.matches_with_warnings
+    if not errors and not warnings:
+        return
+    head = f"{plural(errors, 'match')} stored with errors, {warnings:,} with warnings only"
+    typer.echo(head + ("; most errors:" if summary.worst else ""))
+    for o in summary.worst:
+        typer.echo(
+            f"  {o.path}: {plural(o.errors, 'error')}, {plural(o.warnings, 'warning')} "
+            f"in {plural(o.matches, 'match')}"
+        )
+    hidden = summary.files_with_errors - len(summary.worst)
+    if hidden > 0:
+        where = (
+            f"--report {display_path(report)}"
+            if report is not None
+            else '--report FILE, or bgparse query "SELECT source_path, n_errors FROM matches '
+            'WHERE n_errors > 0 ORDER BY n_errors DESC"'
+        )
+        typer.echo(f"  ... and {plural(hidden, 'more file')} with errors: {where}")
 
 
 def compact_command(data: DataOption = _DEFAULT_DATA) -> None:

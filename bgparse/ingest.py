@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import heapq
 import json
 import multiprocessing
 import multiprocessing.connection
@@ -49,6 +50,7 @@ __all__ = [
     "ImportOptions",
     "ImportProgress",
     "ImportSummary",
+    "InputOutcome",
     "UnitResult",
     "Verify",
     "bgparse_version",
@@ -171,6 +173,7 @@ class MatchCounts:
     cube_actions: int
     findings: int = 0
     errors: int = 0
+    warnings: int = 0
     repeat: bool = False  # an earlier file of the same unit (or this file) has it: no rows
 
 
@@ -382,7 +385,8 @@ class _Rows:
             cubes += self._cube_actions(vm, g, post, uid, source, year, counters, total_rolls)
         for f in vm.findings:
             self._finding(f, uid, vm.index, source, year)
-        return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors)
+        n_warnings = sev.count(Severity.WARNING)
+        return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors, n_warnings)
 
     def _game(
         self,
@@ -725,6 +729,39 @@ class ImportProgress:
     matches: int
 
 
+@dataclass(frozen=True, slots=True)
+class InputOutcome:
+    """What became of one input (file, archive member or archive), for `--report`: `status` is
+    imported, duplicate, quarantined or skipped (already in the dataset); counts are of the
+    matches it stored and their error and warning findings (for a quarantined file, its own
+    finding's)."""
+
+    path: str
+    kind: str
+    status: str
+    matches: int = 0
+    duplicate_matches: int = 0
+    errors: int = 0
+    warnings: int = 0
+    reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "status": self.status,
+            "matches": self.matches,
+            "duplicate_matches": self.duplicate_matches,
+            "errors": self.errors,
+            "warnings": self.warnings,
+            "reason": self.reason,
+        }
+
+
+#: Files with stored matches with the most errors, kept for the summary.
+_WORST_FILES = 5
+
+
 @dataclass(slots=True)
 class ImportSummary:
     import_id: str
@@ -743,6 +780,11 @@ class ImportSummary:
     bytes_done: int = 0
     seconds: float = 0.0
     quarantine: list[tuple[str, str]] = field(default_factory=list)  # first few (path, reason)
+    matches_with_errors: int = 0  # stored matches with an error-level finding
+    matches_with_warnings: int = 0  # stored matches with warnings and no error
+    files_with_errors: int = 0  # inputs that stored a match with errors
+    #: The inputs whose stored matches have the most errors, most first (at most a few).
+    worst: list[InputOutcome] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -861,19 +903,30 @@ class _Importer:
         known_uids: set[bytes],
         summary: ImportSummary,
         on_progress: Callable[[ImportProgress], None] | None,
+        on_input: Callable[[InputOutcome], None] | None = None,
     ) -> None:
         self.tx = tx
         self.ctx = ctx
         self.uids = known_uids
         self.summary = summary
         self.on_progress = on_progress
+        self.on_input = on_input
         self.ledger: list[tuple[Any, ...]] = []
+        # (errors, -input number, outcome): a min-heap of the worst inputs so far.
+        self.worst: list[tuple[int, int, InputOutcome]] = []
+        self.recorded = 0
 
     def progress(self, consumed: int) -> None:
         s = self.summary
         s.bytes_done += consumed
         if self.on_progress is not None:
             self.on_progress(ImportProgress(s.bytes_done, s.inputs, s.matches))
+
+    def skip(self, meta: _Meta) -> None:
+        """An input the dataset already holds: no ledger row, but the report lists it."""
+        self.summary.skipped += 1
+        if self.on_input is not None:
+            self.on_input(InputOutcome(meta.path, meta.kind, "skipped"))
 
     def record(
         self,
@@ -882,10 +935,22 @@ class _Importer:
         reason: str | None,
         counts: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0),
         findings: tuple[int, int] = (0, 0),
+        warnings: int = 0,
     ) -> None:
         """One ledger row: `counts` are (matches, duplicate matches, games, turns, doubles),
         `findings` (findings, errors)."""
         s = self.summary
+        outcome = InputOutcome(
+            meta.path, meta.kind, status, counts[0], counts[1], findings[1], warnings, reason
+        )
+        if self.on_input is not None:
+            self.on_input(outcome)
+        if status == "imported" and outcome.errors:
+            s.files_with_errors += 1
+            self.recorded += 1
+            heapq.heappush(self.worst, (outcome.errors, -self.recorded, outcome))
+            if len(self.worst) > _WORST_FILES:
+                heapq.heappop(self.worst)
         if status == "imported":
             s.imported += 1
         elif status == "duplicate":
@@ -910,6 +975,10 @@ class _Importer:
             self.tx.add("imports", _to_batch("imports", self.ledger))
             self.ledger = []
 
+    def finish(self) -> None:
+        self.flush_ledger()
+        self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
+
     def unit(self, metas: list[_Meta], res: UnitResult) -> None:
         """A unit's results, in input order. Its matches already stored (by an earlier unit or
         import) lose their rows here; repeats within the unit were dropped by the worker."""
@@ -932,7 +1001,14 @@ class _Importer:
         s = self.summary
         if res.status == "quarantined":
             s.findings += res.findings
-            self.record(meta, "quarantined", res.reason, findings=(res.findings, res.errors))
+            warnings = res.findings - res.errors
+            self.record(
+                meta,
+                "quarantined",
+                res.reason,
+                findings=(res.findings, res.errors),
+                warnings=warnings,
+            )
             return
         fresh = [m for m in res.matches if not m.repeat and m.uid not in known]
         self.uids.update(m.uid for m in fresh)
@@ -941,6 +1017,9 @@ class _Importer:
         turns = sum(m.turns for m in fresh)
         cubes = sum(m.cube_actions for m in fresh)
         findings = sum(m.findings for m in fresh)
+        with_errors = sum(1 for m in fresh if m.errors)
+        s.matches_with_errors += with_errors
+        s.matches_with_warnings += sum(1 for m in fresh if m.warnings and not m.errors)
         s.matches += len(fresh)
         s.duplicate_matches += dupes
         s.games += games
@@ -954,6 +1033,7 @@ class _Importer:
             reason,
             (len(fresh), dupes, games, turns, cubes),
             (findings, sum(m.errors for m in fresh)),
+            sum(m.warnings for m in fresh),
         )
 
 
@@ -965,12 +1045,15 @@ def run_import(
     verify: Verify = verify_file,
     on_progress: Callable[[ImportProgress], None] | None = None,
     executor: Executor | None = None,
+    on_input: Callable[[InputOutcome], None] | None = None,
 ) -> ImportSummary:
     """Import every input under `paths` into the dataset at `root` as one atomic commit.
 
     Raises DatasetLocked when another import holds the dataset, DatasetError for a folder
     that is not a dataset. `verify` must be picklable (a module-level function) for a process
-    pool; `executor` replaces the pool (any concurrent.futures Executor)."""
+    pool; `executor` replaces the pool (any concurrent.futures Executor); `on_input` hears
+    what became of each input as it is settled (a duplicate or a refusal at once, a file
+    read by a worker when its results come back)."""
     opts = options or ImportOptions()
     tops = [os.fspath(p) for p in paths]
     for p in tops:
@@ -992,13 +1075,13 @@ def run_import(
         )
         summary = ImportSummary(ctx.import_id)
         tx = ds.begin(ctx.import_id, version)
-        importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress)
+        importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress, on_input)
         try:
             if executor is None:
                 executor, close = _make_executor(opts, workers)
                 stack.callback(close)
             _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1))
-            importer.flush_ledger()
+            importer.finish()
             summary.committed = tx.commit() is not None
         except BaseException:
             tx.abort()
@@ -1053,7 +1136,7 @@ def _pump(
         meta = _Meta.of(item)
         if isinstance(item, InputFile):
             if item.sha256 in known.contents:
-                summary.skipped += 1
+                importer.skip(meta)
             elif item.sha256 in seen_content:
                 why = f"same content as an earlier input (sha256 {item.sha256[:12]}…)"
                 importer.record(meta, "duplicate", why)
@@ -1069,14 +1152,14 @@ def _pump(
         elif isinstance(item, Rejected):
             key = item.sha256 or item.path
             if item.sha256 in known.contents if item.sha256 else item.path in known.paths:
-                summary.skipped += 1
+                importer.skip(meta)
             elif key in seen_paths:
                 importer.record(meta, "duplicate", "the same input was given twice")
             else:
                 seen_paths.add(key)
                 importer.record(meta, "quarantined", item.reason)
         elif item.skipped and item.sha256 in known.archives:
-            summary.skipped += 1
+            importer.skip(meta)
         elif item.skipped:
             importer.record(meta, "duplicate", "the same archive was given twice")
         else:
