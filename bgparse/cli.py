@@ -36,6 +36,7 @@ from bgparse.events import (
     Win,
 )
 from bgparse.findings import Finding, RecordError, Severity, SyntaxRecordError, format_finding
+from bgparse.rules.wording import plural
 
 __all__ = ["app", "main"]
 
@@ -262,7 +263,8 @@ def _print_record(rec: MatchRecord) -> None:
     names = " vs ".join(n or "(no name)" for n in rec.players)
     n_actions = sum(len(g.actions) for g in rec.games)
     typer.echo(
-        f"{rec.path}: {names}, {length}, {len(rec.games)} games, {n_actions} actions "
+        f"{rec.path}: {names}, {length}, {plural(len(rec.games), 'game')}, "
+        f"{plural(n_actions, 'action')} "
         f"[{rec.dialect}]"
     )
     for e in rec.errors:
@@ -486,9 +488,9 @@ def validate(
         progress.close()
     if format == "text":
         typer.echo(
-            f"{counts['files']} file(s), {counts['matches']} match(es): "
-            f"{counts['errors']} error(s), {counts['warnings']} warning(s), "
-            f"{counts['unreadable']} unreadable"
+            f"{plural(counts['files'], 'file')}, {plural(counts['matches'], 'match')}: "
+            f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}, "
+            f"{counts['unreadable']:,} unreadable"
         )
     raise typer.Exit(2 if counts["unreadable"] else 1 if bad_records else 0)
 
@@ -518,7 +520,7 @@ def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
         result = f", won by {m.players[m.winner] or 'side ' + str(m.winner)}"
     if not quiet:
         typer.echo(
-            f"{m.path}: {' vs '.join(m.players)}, {length}, {len(m.games)} games, "
+            f"{m.path}: {' vs '.join(m.players)}, {length}, {plural(len(m.games), 'game')}, "
             f"final score {m.final_score[0]}-{m.final_score[1]}{result}"
         )
 

@@ -18,6 +18,7 @@ import typer
 
 from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
+from bgparse.rules.wording import plural
 
 __all__ = ["register"]
 
@@ -129,7 +130,7 @@ def convert(
             typer.echo(f"bgparse: {display_path(target)}: cannot write: {why}", err=True)
             continue
         counts["converted"] += 1
-        note = f" ({errors} error(s): written as the replay reads them)" if errors else ""
+        note = f" ({plural(errors, 'error')}: written as the replay reads them)" if errors else ""
         typer.echo(f"{label} -> {display_path(target)}{note}")
     typer.echo(
         f"{counts['converted']} converted, {counts['failed']} failed, "
@@ -192,5 +193,6 @@ def generate(
             continue
         done += 1
     kind = "money session" if money else f"{length}-point match"
-    typer.echo(f"{done} {kind} file(s) written to {folder}, {refused} refused")
+    written_to = f"written to {display_path(folder)}, {refused} refused"
+    typer.echo(f"{plural(done, kind + ' file')} {written_to}")
     raise typer.Exit(1 if refused else 0)

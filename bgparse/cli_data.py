@@ -26,7 +26,7 @@ from rich.text import Text
 
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
-from bgparse.stats import STATISTICS, Statistic
+from bgparse.stats import STATISTICS, OptionError, Statistic
 
 if TYPE_CHECKING:
     from bgparse.ingest import ImportSummary
@@ -110,8 +110,11 @@ def import_command(
     the most errors; --report lists every input."""
     from bgparse.ingest import ImportOptions, ImportProgress, InputOutcome, run_import
     from bgparse.store.dataset import DatasetError
-    from bgparse.store.inputs import Limits, scan_inputs
+    from bgparse.store.inputs import Limits, empty_folder, scan_inputs
 
+    for top in paths:
+        if empty_folder(top, exclude=[data]):
+            raise _fail(f"{display_path(top)}: no files in this folder: nothing to import")
     if report is not None and (report.is_dir() or not report.parent.is_dir()):
         why = "is a folder" if report.is_dir() else "its folder does not exist"
         raise _fail(f"--report {display_path(report)}: {why}")
@@ -157,7 +160,7 @@ def import_command(
             bar.update(
                 task,
                 completed=p.bytes_done,
-                description=f"{p.inputs:,} files, {p.matches:,} matches",
+                description=f"{plural(p.inputs, 'file')}, {plural(p.matches, 'match')}",
             )
 
         bar.start()
@@ -269,12 +272,14 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
     except KeyboardInterrupt:
         raise _fail("interrupted: the dataset is as it was", 130) from None
     if not done.partitions:
-        typer.echo(f"{data}: nothing to compact (no partition has more than one file)")
+        why = "no partition has more than one file"
+        typer.echo(f"{display_path(data)}: nothing to compact ({why})")
         return
     typer.echo(
-        f"{data}: {done.partitions:,} partitions compacted, {done.files_before:,} files -> "
+        f"{display_path(data)}: {plural(done.partitions, 'partition')} compacted, "
+        f"{plural(done.files_before, 'file')} -> "
         f"{done.files_after:,} ({done.bytes_before / 1e6:.1f} MB -> "
-        f"{done.bytes_after / 1e6:.1f} MB), {done.rows:,} rows"
+        f"{done.bytes_after / 1e6:.1f} MB), {plural(done.rows, 'row')}"
     )
 
 
@@ -332,9 +337,11 @@ def _stats_command(stat: Statistic) -> Any:
         data = values.pop("data")
         fmt: OutputFormat = values.pop("fmt")
         try:
+            # Options first: a bad one is a usage error whatever the dataset.
+            stat.arguments(values)
             con = connect(data)
             result = stat.run(con, values)
-        except (DatasetError, QueryError) as exc:
+        except (DatasetError, QueryError, OptionError) as exc:
             raise _fail(str(exc)) from None
         title = stat.title if fmt is OutputFormat.table else None
         print_result(result, fmt.value, _stdout(), title=title)

@@ -84,8 +84,16 @@ def connect(root: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
 
 
 def run(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pa.Table:
-    """Run one statement with positional parameters (`?` or `$1`) and fetch it as Arrow."""
+    """Run one statement with positional parameters (`?` or `$1`) and fetch it as Arrow.
+    More than one is refused: DuckDB would run them all and show only the last one's rows."""
     try:
+        n = len(con.extract_statements(sql))
+        if n != 1:
+            raise QueryError(
+                "no SQL statement given"
+                if n == 0
+                else f"one SQL statement at a time, not {n}: run each on its own"
+            )
         rel = con.sql(sql, params=list(params) or None)
         # A statement without a result (CREATE, SET...) has run; it has no rows to show.
         return rel.to_arrow_table() if rel is not None else pa.table({})

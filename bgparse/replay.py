@@ -54,6 +54,7 @@ from bgparse.rules.ids import MatchIdState as IdState
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.scoring import explain_win_points, game_points, result_type
+from bgparse.rules.wording import plural
 from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
 __all__ = ["replay", "rules_for"]
@@ -142,8 +143,9 @@ def replay(
         result = run.run()
         note = Finding.make(
             "R010",
-            f"the Jacoby rule was in use: {support} game(s) score a gammon with the "
-            "cube never turned as a single game, and none says otherwise",
+            f"the Jacoby rule was in use: {plural(support, 'game')} "
+            f"{'scores' if support == 1 else 'score'} a gammon with the cube never turned as a "
+            "single game, and none says otherwise",
             record.span.line,
             record.span.column,
         )
@@ -988,7 +990,8 @@ class _Replay:
                     self.jacoby_scored += 1
                     self.add(
                         "R010",
-                        f"'Wins {points} points' but the next game's score counts {scored}: "
+                        f"'Wins {plural(points, 'point')}' but the next game's score counts "
+                        f"{scored}: "
                         "the gammon was scored as a single game (the Jacoby rule)",
                         a.span,
                         g,

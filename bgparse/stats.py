@@ -3,6 +3,7 @@ description, run with user values passed only as query parameters."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -13,7 +14,14 @@ import pyarrow as pa
 
 from bgparse.query import run
 
-__all__ = ["STATISTICS", "Param", "Statistic", "get"]
+__all__ = ["STATISTICS", "OptionError", "Param", "Statistic", "get"]
+
+#: DuckDB's INTEGER, the type of the macros' numeric arguments.
+_INT_MAX = 2**31 - 1
+
+
+class OptionError(ValueError):
+    """A statistic's option out of its range or shape, refused before any SQL runs."""
 
 
 def _player_key(name: str) -> str:
@@ -31,10 +39,37 @@ class Param:
     default: Any
     help: str
     convert: Callable[[Any], Any] | None = None
+    low: int = 0  # the range of an int option
+    high: int = _INT_MAX
+    pattern: str | None = None  # what a str option must match (fully), and its description
+    shape: str = ""
 
     @property
     def option(self) -> str:
         return "--" + self.name.replace("_", "-")
+
+    def value(self, v: Any) -> Any:
+        """`v` as the macro takes it, or OptionError: SQL never sees a value out of range (a
+        bucket of 0% divides by zero; a number past INTEGER overflows)."""
+        if v is None:
+            return None
+        if self.type is int and not isinstance(v, bool):
+            if not isinstance(v, int) or not self.low <= v <= self.high:
+                if self.high != _INT_MAX:
+                    want = f"{self.low:,} to {self.high:,}"
+                elif isinstance(v, int) and v > self.high:
+                    want = f"at most {self.high:,}"
+                else:
+                    want = f"{self.low:,} or more"
+                raise OptionError(f"{self.option} must be {want}, not {v!r}")
+        elif self.type is str:
+            if not isinstance(v, str) or not v.strip():
+                raise OptionError(f"{self.option} must not be empty")
+            if self.pattern is not None and re.fullmatch(self.pattern, v.strip()) is None:
+                raise OptionError(f"{self.option} must be {self.shape}, not {v!r}")
+        elif self.type is bool and not isinstance(v, bool):
+            raise OptionError(f"{self.option} is a yes/no option, not {v!r}")
+        return self.convert(v) if self.convert is not None else v
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,19 +85,25 @@ class Statistic:
         args = ", ".join(f"{p.arg} := ?" for p in self.params)
         return f"SELECT * FROM {self.macro}({args})"
 
+    def arguments(self, values: Mapping[str, Any] | None = None) -> list[Any]:
+        """The macro's arguments in order: `values` by parameter name, checked and converted,
+        defaults for the rest. Raises OptionError for a value out of range or shape."""
+        given = dict(values or {})
+        unknown = set(given) - {p.name for p in self.params}
+        if unknown:
+            raise OptionError(f"{self.name} has no parameter {sorted(unknown)[0]!r}")
+        return [p.value(given.get(p.name, p.default)) for p in self.params]
+
     def run(
         self, con: duckdb.DuckDBPyConnection, values: Mapping[str, Any] | None = None
     ) -> pa.Table:
         """The statistic's rows; `values` by parameter name, defaults for the rest."""
-        given = dict(values or {})
-        unknown = set(given) - {p.name for p in self.params}
-        if unknown:
-            raise ValueError(f"{self.name} has no parameter {sorted(unknown)[0]!r}")
-        params = []
-        for p in self.params:
-            v = given.get(p.name, p.default)
-            params.append(p.convert(v) if (p.convert is not None and v is not None) else v)
-        return run(con, self.sql(), params)
+        return run(con, self.sql(), self.arguments(values))
+
+
+def _high_first(roll: str) -> str:
+    roll = roll.strip()
+    return max(roll) + min(roll)
 
 
 _MIN_GAMES = Param("min_games", "min_games", int, 1, "leave out rows with fewer games")
@@ -105,7 +146,16 @@ _ALL = (
         "Per opening (roll, play) and reply roll: the share of each reply play (CI).",
         "record",
         (
-            Param("roll", "for_roll", str, None, "only this opening roll, high die first: 31"),
+            Param(
+                "roll",
+                "for_roll",
+                str,
+                None,
+                "only this opening roll, e.g. 31",
+                convert=_high_first,
+                pattern="[1-6][1-6]",
+                shape="a roll of two dice from 1 to 6, like 31",
+            ),
             Param("play", "for_play", str, None, "only this opening play, e.g. '8/5 6/5'"),
             _MIN_GAMES,
         ),
@@ -125,7 +175,7 @@ _ALL = (
         "Match winning chances by away-away score and phase (pre-crawford, crawford, "
         "post-crawford), from each side, with CI, beside the published Kazaross-XG2 table.",
         "record",
-        (_MIN_N, Param("max_away", "max_away", int, 25, "largest away score shown")),
+        (_MIN_N, Param("max_away", "max_away", int, 25, "largest away score shown", low=1)),
     ),
     Statistic(
         "cube-rates",
@@ -178,7 +228,18 @@ _ALL = (
         "Doubles in pure races by the taker's deficit (% of the doubler's pip count): take rate "
         "and the taker's win rate after a take (CI).",
         "replay",
-        (Param("bucket_pct", "bucket_pct", int, 5, "width of a deficit bucket, in %"), _MIN_N),
+        (
+            Param(
+                "bucket_pct",
+                "bucket_pct",
+                int,
+                5,
+                "width of a deficit bucket, in %",
+                low=1,
+                high=100,
+            ),
+            _MIN_N,
+        ),
     ),
     Statistic(
         "dice",

@@ -94,7 +94,7 @@ def test_validate_reports_like_a_compiler(files: dict[str, Path]) -> None:
     assert lines[i + 1] == "      1) 42: 24/18 13/11             41: 6/5* 24/20"
     assert lines[i + 2] == "         ^"
     assert any(line.startswith("legal plays: ") for line in lines)
-    assert lines[-1] == "1 file(s), 1 match(es): 1 error(s), 0 warning(s), 0 unreadable"
+    assert lines[-1] == "1 file, 1 match: 1 error, 0 warnings, 0 unreadable"
 
 
 def test_validate_json_and_exit_codes(files: dict[str, Path]) -> None:
@@ -124,7 +124,7 @@ def test_validate_json_and_exit_codes(files: dict[str, Path]) -> None:
 def test_validate_folder_strict_and_rule_options(files: dict[str, Path], tmp_path: Path) -> None:
     folder = runner.invoke(app, ["validate", str(tmp_path), "-q"])
     assert folder.exit_code == 2  # the binary file is unreadable
-    assert "3 file(s), 2 match(es)" in folder.output
+    assert "3 files, 2 matches" in folder.output
     warn = tmp_path / "warn.mat"
     warn.write_text(LEGAL.replace("6/5* 24/20", "6/5 24/20"), encoding="utf-8")
     assert runner.invoke(app, ["validate", str(warn)]).exit_code == 0
@@ -162,7 +162,7 @@ def test_validate_reads_archives_and_compressed_files(tmp_path: Path) -> None:
         line.startswith(f"{folder}/cut.mat.gz:1:1: error: S016 cannot decompress (gz)")
         for line in lines
     )
-    assert lines[-1] == "4 file(s), 3 match(es): 1 error(s), 0 warning(s), 1 unreadable"
+    assert lines[-1] == "4 files, 3 matches: 1 error, 0 warnings, 1 unreadable"
     parsed = runner.invoke(app, ["parse", str(folder / "club.zip")])
     assert parsed.exit_code == 0
     assert [line.split(":")[0] for line in parsed.stdout.splitlines()] == [

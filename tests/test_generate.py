@@ -119,7 +119,7 @@ def test_generate_writes_numbered_files_for_the_seed(tmp_path: Path) -> None:
     args = ["generate", "--matches", "3", "--length", "3", "--seed", "9", "--out", str(tmp_path)]
     result = runner.invoke(app, args)
     assert (result.exit_code, result.stderr) == (0, "")
-    assert result.stdout == f"3 3-point match file(s) written to {tmp_path}, 0 refused\n"
+    assert result.stdout == f"3 3-point match files written to {tmp_path}, 0 refused\n"
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["gen-9-00001.mat", "gen-9-00002.mat", "gen-9-00003.mat"]
     for i, name in enumerate(names):
@@ -137,7 +137,7 @@ def test_generate_sgf_money_sessions(tmp_path: Path) -> None:
     args = ["generate", "-n", "2", "--money", "--format", "sgf", "-s", "4", "-o", str(tmp_path)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0
-    assert result.stdout == f"2 money session file(s) written to {tmp_path}, 0 refused\n"
+    assert result.stdout == f"2 money session files written to {tmp_path}, 0 refused\n"
     for path in sorted(tmp_path.iterdir()):
         assert path.suffix == ".sgf"
         [record] = iter_records(path.read_bytes(), path.name)
@@ -157,7 +157,7 @@ def test_generate_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
         f"bgparse: {target}: exists; not overwritten (use --force to replace it)\n"
         f"bgparse: {tmp_path / 'gen-3-00002.mat'}: exists; not overwritten (use --force to replace it)\n"
     )
-    assert again.stdout == f"0 1-point match file(s) written to {tmp_path}, 2 refused\n"
+    assert again.stdout == f"0 1-point match files written to {tmp_path}, 2 refused\n"
     assert target.read_text(encoding="utf-8") == "mine\n"
     forced = runner.invoke(app, [*args, "--force"])
     assert forced.exit_code == 0

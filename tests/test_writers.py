@@ -690,7 +690,7 @@ def test_convert_writes_a_record_with_errors_as_the_replay_reads_it(tmp_path: Pa
     result = CliRunner().invoke(app, ["convert", str(source), "--to", "mat", "--out", str(out)])
     assert result.exit_code == 0
     assert result.stdout == (
-        f"{source} -> {out / 'slip.mat'} (1 error(s): written as the replay reads them)\n"
+        f"{source} -> {out / 'slip.mat'} (1 error: written as the replay reads them)\n"
         "1 converted, 0 failed, 0 unreadable\n"
     )
     [record] = read_path(source)

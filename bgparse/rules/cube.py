@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 from bgparse.rules.match import holland_restricts
 from bgparse.rules.ruleset import RuleSet
+from bgparse.rules.wording import plural
 
 __all__ = [
     "CENTRED",
@@ -234,7 +235,9 @@ class CubeState:
         if self.beavers >= rules.beavers:
             raise CubeError(
                 "beaver-not-allowed",
-                f"a {name} beyond the {rules.beavers} beaver(s) and raccoon(s) allowed per double",
+                f"a {name} beyond the "
+                f"{plural(rules.beavers, 'beaver or raccoon', 'beavers and raccoons')} allowed "
+                "per double",
                 recorded,
             )
         if rules.cube_limit is not None and 2 * taken > rules.cube_limit:
@@ -279,7 +282,8 @@ class CubeState:
         if self.automatic >= rules.automatic_doubles:
             raise CubeError(
                 "auto-double-not-allowed",
-                f"more than the {rules.automatic_doubles} automatic double(s) allowed per game",
+                f"more than the {plural(rules.automatic_doubles, 'automatic double')} allowed "
+                "per game",
                 recorded,
             )
         if rules.cube_limit is not None and 2 * self.value > rules.cube_limit:

@@ -21,6 +21,7 @@ from itertools import islice
 from typing import Any, Final, NamedTuple, Protocol, runtime_checkable
 
 from bgparse.rules.position import BAR, OFF, Position, PositionError
+from bgparse.rules.wording import plural
 
 __all__ = [
     "REASONS",
@@ -1104,7 +1105,7 @@ def verify_play(position: Position, dice: Sequence[int], moves: WrittenPlay) -> 
             (),
             False,
             "missing-play",
-            f"no play written for {d1}-{d2}, but {len(options)} legal plays exist "
+            f"no play written for {d1}-{d2}, which has {plural(len(options), 'legal play')} "
             f"(e.g. {options[0].notation})",
             legal=options,
         )
@@ -1206,7 +1207,7 @@ def _unresolved(
         message = _failure_text(reason, *empty)
     elif not _covers([(a - b, b == OFF) for a, b in segments], dice_list):
         reason = "wrong-dice"
-        dists = ", ".join(f"{_segment_text(a, b)} ({a - b} pips)" for a, b in segments)
+        dists = ", ".join(f"{_segment_text(a, b)} ({plural(a - b, 'pip')})" for a, b in segments)
         message = f"{dists}: does not fit the dice {d1}-{d2}"
     elif failure is not None:
         _, reason, s, t = failure

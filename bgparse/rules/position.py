@@ -16,6 +16,8 @@ from functools import lru_cache
 from operator import mul
 from typing import Any, Final
 
+from bgparse.rules.wording import plural
+
 __all__ = [
     "BAR",
     "OFF",
@@ -289,7 +291,8 @@ class Position:
                 )
         shared = [p for p in range(1, 25) if self.mover[p] > 0 and self.opponent[25 - p] > 0]
         if shared:
-            found.append(("shared-point", f"both colours on the mover's point(s) {shared}"))
+            on = plural(len(shared), "point")
+            found.append(("shared-point", f"both colours on the mover's {on}: {shared}"))
         if sum(self.mover) == 0 and sum(self.opponent) == 0:
             found.append(("both-finished", "both sides have borne off all their checkers"))
         return found

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bgparse.rules.wording import plural
+
 __all__ = [
     "CRAWFORD_DOUBLE_POLICIES",
     "DEAD_CUBE_POLICIES",
@@ -229,7 +231,9 @@ class RuleSet:
         names = {f.name for f in dataclasses.fields(cls)} - {"notes"}
         unknown = set(data) - names
         if unknown:
-            raise ValueError(f"unknown rule option(s): {', '.join(sorted(unknown))}")
+            raise ValueError(
+                f"{plural(len(unknown), 'unknown rule option')}: {', '.join(sorted(unknown))}"
+            )
         return dataclasses.replace(cls(), **data)
 
     # ------------------------------------------------------------- variations

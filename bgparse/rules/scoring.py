@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bgparse.rules.ruleset import RuleSet
+from bgparse.rules.wording import plural
 
 __all__ = [
     "EndKind",
@@ -157,6 +158,7 @@ def explain_win_points(
 
     inferred = end == "resign" and level is None
     described = _describe(end, result, level, cube)
+    said = plural(points, "point")  # what the record says, as a message quotes it
 
     # Sorted, so that where several levels fit (Jacoby, backgammon_value 2) the lowest is named.
     for k, value in sorted(candidates.items()):
@@ -167,9 +169,9 @@ def explain_win_points(
                     "ok",
                     value,
                     k,
-                    f"{points} points: a resignation of a {_LEVELS[k]} with the cube at {cube}",
+                    f"{said}: a resignation of a {_LEVELS[k]} with the cube at {cube}",
                 )
-            return WinPoints("consistent", "ok", value, _level(k), f"{points} points: {described}")
+            return WinPoints("consistent", "ok", value, _level(k), f"{said}: {described}")
 
     jacoby = jacoby_applies(rules, cube_used=cube_used, length=length)
     for k, value in sorted(plain.items()):
@@ -179,7 +181,7 @@ def explain_win_points(
                 "info",
                 candidates[k],
                 _level(k),
-                f"{points} points scores {described} without the Jacoby rule, "
+                f"{said} scores {described} without the Jacoby rule, "
                 f"which makes it {candidates[k]}",
             )
     would_jacoby = rules.replace(jacoby=True)
@@ -191,8 +193,7 @@ def explain_win_points(
                     "info",
                     value,
                     _level(k),
-                    f"{points} points scores {described} as a single game, as the Jacoby "
-                    "rule would",
+                    f"{said} scores {described} as a single game, as the Jacoby rule would",
                 )
 
     top = max(candidates.values())
@@ -204,8 +205,8 @@ def explain_win_points(
             "info",
             value,
             _level(k),
-            f"{points} points: {described} is worth {value}, capped to the {needed} "
-            "point(s) the winner needed to win the match",
+            f"{said}: {described} is worth {value}, capped to the "
+            f"{plural(needed, 'point')} the winner needed to win the match",
         )
     if end == "resign" and points == cube * _STUDIO_FACTOR:
         return WinPoints(
@@ -213,8 +214,7 @@ def explain_win_points(
             "warning",
             None if level is None else candidates[level],
             level,
-            f"{points} points is the cube × {_STUDIO_FACTOR} Backgammon Studio writes "
-            "for a resignation",
+            f"{said} is the cube × {_STUDIO_FACTOR} Backgammon Studio writes for a resignation",
         )
     expected = candidates[0] if 0 in candidates else (candidates[level] if level else None)
     if expected is None:
@@ -222,7 +222,7 @@ def explain_win_points(
         wanted = f"a resignation with the cube at {cube} is worth {values}"
     else:
         wanted = f"{described} is worth {expected}"
-    return WinPoints("inconsistent", "error", expected, level, f"{points} points, but {wanted}")
+    return WinPoints("inconsistent", "error", expected, level, f"{said}, but {wanted}")
 
 
 def _level(key: int) -> int | None:

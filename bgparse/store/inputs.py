@@ -36,6 +36,7 @@ __all__ = [
     "Item",
     "Limits",
     "Rejected",
+    "empty_folder",
     "file_kind",
     "iter_inputs",
     "scan_inputs",
@@ -141,6 +142,18 @@ def file_kind(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "a folder"
     return "a regular file" if stat.S_ISREG(mode) else "a special file"
+
+
+def empty_folder(
+    path: str | os.PathLike[str], exclude: Iterable[str | os.PathLike[str]] = ()
+) -> bool:
+    """Is `path` a folder in which an import would find nothing (folders in `exclude` left
+    out, as `iter_inputs` leaves them)?"""
+    top = os.fspath(path)
+    if not os.path.isdir(top):
+        return False
+    skip = frozenset(os.path.realpath(p) for p in exclude)
+    return next(iter(_walk(top, skip)), None) is None
 
 
 def scan_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[int, int]:

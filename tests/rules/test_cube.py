@@ -213,7 +213,7 @@ def test_three_redoubles_then_take() -> None:
     assert c.pending == PendingDouble(1, 16)
     with _Raises("beaver-not-allowed") as r:
         c.beaver(0, rules=MONEY_BEAVERS)
-    assert r.error is not None and "3 beaver(s)" in r.error.message
+    assert r.error is not None and "3 beavers and raccoons" in r.error.message
     c = c.take(0)
     assert (c.value, c.owner) == (16, 1)
 
