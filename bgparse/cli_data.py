@@ -29,7 +29,7 @@ from bgparse.rules.wording import plural
 from bgparse.stats import STATISTICS, OptionError, Statistic
 
 if TYPE_CHECKING:
-    from bgparse.ingest import ImportSummary
+    from bgparse.ingest import ImportSummary, InputOutcome
 
 __all__ = ["register"]
 
@@ -108,7 +108,7 @@ def import_command(
     `imports` ledger as imported, duplicate or quarantined; inputs already there are skipped.
     The summary counts the matches stored with errors and warnings and names the files with
     the most errors; --report lists every input."""
-    from bgparse.ingest import ImportOptions, ImportProgress, InputOutcome, run_import
+    from bgparse.ingest import ImportOptions, ImportProgress, run_import
     from bgparse.store.dataset import DatasetError
     from bgparse.store.inputs import Limits, empty_folder, scan_inputs
 
@@ -164,20 +164,12 @@ def import_command(
             )
 
         bar.start()
-    # The report is spooled outside the inputs (a file appearing in an input folder would be
-    # imported) and written whole once the import has committed; closed in `finally` below.
-    spool = tempfile.TemporaryFile() if report is not None else None  # noqa: SIM115
-    on_input = None
-    if spool is not None:
-
-        def on_input(outcome: InputOutcome) -> None:
-            line = json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n"
-            spool.write(line.encode("utf-8"))
-
+    spool = _Report(report) if report is not None else None
+    on_input = spool.add if spool is not None else None
     try:
         summary = run_import(paths, data, options, on_progress=on_progress, on_input=on_input)
-        if spool is not None and report is not None:
-            _write_report(spool, report)
+        if spool is not None:
+            spool.write()
     except (DatasetError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
     except BrokenExecutor:
@@ -217,19 +209,44 @@ def import_command(
         raise typer.Exit(1)
 
 
-def _write_report(spool: IO[bytes], report: Path) -> None:
-    from bgparse.outfiles import atomic_output
+class _Report:
+    """`import --report`: each input's outcome as a JSON line, spooled to an anonymous
+    temporary file (one appearing in an input folder would be imported) and written to the
+    named file whole once the import has committed; no file at all if it did not."""
 
-    spool.seek(0)
-    try:
-        with atomic_output(report) as out:
-            shutil.copyfileobj(spool, out)
-    except OSError as exc:
-        # The import has committed: say the report is missing, but do not call it failed.
-        typer.echo(
-            f"error: --report {display_path(report)}: cannot write: {exc.strerror or exc}",
-            err=True,
-        )
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        self.error: OSError | None = None
+
+    def add(self, outcome: InputOutcome) -> None:
+        if self.error is not None:
+            return
+        line = json.dumps(outcome.as_dict(), ensure_ascii=False) + "\n"
+        try:
+            self.spool.write(line.encode("utf-8"))
+        except OSError as exc:  # a full temporary folder must not stop the import
+            self.error = exc
+
+    def write(self) -> None:
+        from bgparse.outfiles import atomic_output
+
+        if self.error is None:
+            self.spool.seek(0)
+            try:
+                with atomic_output(self.target) as out:
+                    shutil.copyfileobj(self.spool, out)
+            except OSError as exc:
+                self.error = exc
+        if self.error is not None:
+            # The import has committed: say the report is missing, but do not call it failed.
+            why = self.error.strerror or self.error
+            typer.echo(
+                f"error: --report {display_path(self.target)}: cannot write: {why}", err=True
+            )
+
+    def close(self) -> None:
+        self.spool.close()
 
 
 def _print_damage(summary: ImportSummary, report: Path | None) -> None:
