@@ -38,12 +38,13 @@ def register(app: typer.Typer) -> None:
 def _out_dir(out: str) -> Path:
     target = Path(out)
     if target.exists() and not target.is_dir():
-        typer.echo(f"bgparse: --out {out}: not a folder", err=True)
+        typer.echo(f"bgparse: --out {display_path(out)}: not a folder", err=True)
         raise typer.Exit(2)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        typer.echo(f"bgparse: --out {out}: cannot create: {exc.strerror or exc}", err=True)
+        why = exc.strerror or exc
+        typer.echo(f"bgparse: --out {display_path(out)}: cannot create: {why}", err=True)
         raise typer.Exit(2) from None
     return target
 

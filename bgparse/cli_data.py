@@ -281,7 +281,7 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
 
     ds = Dataset(data)
     if not ds.exists():
-        raise _fail(f"no dataset at {data} (bgparse import creates one)")
+        raise _fail(f"no dataset at {display_path(data)} (bgparse import creates one)")
     try:
         done = ds.compact(bgparse_version())
     except DatasetError as exc:

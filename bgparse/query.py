@@ -24,6 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from bgparse.findings import CODES
+from bgparse.paths import display_path
 from bgparse.resources import pipelines_dir
 from bgparse.store.dataset import Dataset, DatasetError
 from bgparse.store.schema import PARTITIONED, TABLES, row_schema
@@ -47,7 +48,8 @@ def connect(root: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     of `pipelines/*.sql`. Raises DatasetError when there is no dataset there."""
     ds = Dataset(os.path.abspath(root))
     if not ds.exists():
-        raise DatasetError(f"no dataset at {root} (run 'bgparse import' first, or give --data)")
+        shown = display_path(root)
+        raise DatasetError(f"no dataset at {shown} (run 'bgparse import' first, or give --data)")
     manifest = ds.manifest()
     con = duckdb.connect(":memory:")
     for table in TABLES:

@@ -172,3 +172,22 @@ def test_a_missing_odd_name_is_reported_escaped(command: str, tmp_path: Path) ->
     assert res.exit_code == 2
     assert res.stderr_bytes.decode("utf-8").count("\n") == 1
     assert "no\\xff\\nne.mat" in res.stderr
+
+
+def test_odd_dataset_and_output_names_in_messages_are_escaped(tmp_path: Path) -> None:
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"d\xff\nx"))
+    shown = f"{tmp_path}/d\\xff\\nx"
+    with open(odd, "wb") as f:  # a file, where a folder is wanted
+        f.write(b"x")
+    for args, message in (
+        (["query", "-d", odd, "SELECT 1"], f"error: no dataset at {shown} ("),
+        (["compact", "-d", odd], f"error: no dataset at {shown} ("),
+        (["generate", "-o", odd], f"bgparse: --out {shown}: not a folder"),
+        (["convert", str(tmp_path), "--to", "sgf", "-o", odd], f"bgparse: --out {shown}: not"),
+    ):
+        if args[0] == "convert":
+            (tmp_path / "m.mat").write_text(GOOD, encoding="utf-8")
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, args
+        text = res.stderr_bytes.decode("utf-8")
+        assert text.count("\n") == 1 and text.startswith(message), (args, text)
