@@ -191,3 +191,35 @@ def test_odd_dataset_and_output_names_in_messages_are_escaped(tmp_path: Path) ->
         assert res.exit_code == 2, args
         text = res.stderr_bytes.decode("utf-8")
         assert text.count("\n") == 1 and text.startswith(message), (args, text)
+
+
+def _zip_with_a_false_utf8_name(target: Path) -> None:
+    """A zip whose first member's name is marked UTF-8 but is not (b"r\\xff\\xfe.mat"), beside
+    a correctly marked UTF-8 name and a plain ASCII one: zipfile refuses the whole archive."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("rQQ.mat", GOOD.replace("Alice", "Rae"))
+        zf.writestr("é.mat", GOOD.replace("Alice", "Eve"))
+        zf.writestr("plain.mat", GOOD.replace("Alice", "Pat"))
+    raw = bytearray(buf.getvalue().replace(b"rQQ.mat", b"r\xff\xfe.mat"))
+    local = raw.find(b"PK\x03\x04")
+    central = raw.find(b"PK\x01\x02")
+    raw[local + 7] |= 0x08
+    raw[central + 9] |= 0x08
+    target.write_bytes(bytes(raw))
+
+
+def test_a_zip_name_falsely_marked_utf8_keeps_its_bytes_and_the_other_members(
+    tmp_path: Path,
+) -> None:
+    _zip_with_a_false_utf8_name(tmp_path / "club.zip")
+    with pytest.raises(UnicodeDecodeError):
+        zipfile.ZipFile(tmp_path / "club.zip")
+    res = runner.invoke(app, ["validate", "-f", "json", str(tmp_path / "club.zip")])
+    assert res.exit_code == 0, res.output
+    docs = [json.loads(line) for line in res.stdout_bytes.decode("utf-8").splitlines()]
+    assert [(d["path"], d["players"][0]) for d in docs] == [
+        (f"{tmp_path}/club.zip!r\\xff\\xfe.mat", "Rae"),
+        (f"{tmp_path}/club.zip!é.mat", "Eve"),
+        (f"{tmp_path}/club.zip!plain.mat", "Pat"),
+    ]

@@ -509,12 +509,76 @@ def _zip_entry_count(fh: IO[bytes], size: int) -> int | None:
     return count
 
 
+def _open_zip(fh: IO[bytes]) -> tuple[zipfile.ZipFile, frozenset[str]]:
+    """The zip archive, and the names (as zipfile gives them) that must be read back as bytes:
+    none, unless a name marked UTF-8 is not UTF-8, which zipfile refuses for the whole archive
+    (one bad name would lose every member). Then the archive is read with its UTF-8 marks
+    cleared: zipfile takes every name byte for byte (cp437 maps each byte to one character)."""
+    try:
+        return zipfile.ZipFile(fh), frozenset()
+    except UnicodeDecodeError:
+        fh.seek(0)
+        unmarked = _Utf8Unmarked(fh)
+        zf = zipfile.ZipFile(cast(IO[bytes], unmarked))
+        return zf, frozenset(unmarked.flagged)
+
+
+#: Bit 11 of a zip header's flags (in the flags' second byte): the name is UTF-8.
+_UTF8_MARK = 0x08
+
+
+class _Utf8Unmarked:
+    """A zip file as zipfile reads it, with the UTF-8 mark cleared in the central directory
+    (read in one piece) and in each member's local header (read as 30 bytes). `flagged` keeps
+    the names that carried it. A read is changed only when it is exactly one of these
+    structures, so no member's data is ever touched."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh = fh
+        self.flagged: set[str] = set()
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        return self.fh.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self.fh.tell()
+
+    def seekable(self) -> bool:
+        return True
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.fh.read(n)
+        if len(data) == 30 and data.startswith(b"PK\x03\x04"):
+            patched = bytearray(data)
+            patched[7] &= ~_UTF8_MARK & 0xFF
+            return bytes(patched)
+        if data.startswith(b"PK\x01\x02"):
+            return self._central(data)
+        return data
+
+    def _central(self, data: bytes) -> bytes:
+        patched = bytearray(data)
+        names = []
+        at = 0
+        while at + 46 <= len(data) and data[at : at + 4] == b"PK\x01\x02":
+            n, m, k = struct.unpack_from("<HHH", data, at + 28)
+            if data[at + 9] & _UTF8_MARK:
+                names.append(data[at + 46 : at + 46 + n].decode("cp437"))
+                patched[at + 9] &= ~_UTF8_MARK & 0xFF
+            at += 46 + n + m + k
+        if at != len(data):
+            return data  # not the central directory read whole
+        self.flagged.update(names)
+        return bytes(patched)
+
+
 def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iterator[Item]:
     members = 0
     credited = 0
     total_out = 0
     reason: str | None = None
     ratio_cap = lim.ratio_cap(size)
+    flagged: frozenset[str] = frozenset()
     with open(path, "rb") as fh:
         try:
             declared = _zip_entry_count(fh, size)
@@ -523,7 +587,7 @@ def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
                 zf = None
             else:
                 fh.seek(0)
-                zf = zipfile.ZipFile(fh)
+                zf, flagged = _open_zip(fh)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
             reason = f"not a readable zip archive: {exc}"
             zf = None
@@ -532,7 +596,11 @@ def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
             if info.is_dir():
                 continue
             members += 1
-            member = f"{path}!{info.filename}"
+            name = info.filename
+            if name in flagged:
+                # Marked UTF-8 and read byte for byte: its bytes, named as a file's are.
+                name = name.encode("cp437").decode("utf-8", "surrogateescape")
+            member = f"{path}!{name}"
             share = min(info.compress_size, max(size - credited, 0))
             credited += share
             mode = info.external_attr >> 16
