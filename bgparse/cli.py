@@ -50,7 +50,7 @@ app = typer.Typer(
 
 #: File name endings searched for when a folder is given: match files, and the archives and
 #: compressed files they come in.
-MATCH_SUFFIXES = (".mat", ".txt", ".sgf")
+MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".xg", ".xgp")
 ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz")
 
 

@@ -306,7 +306,7 @@ class MatchRecord:
     carries every game the reader could recover."""
 
     path: str
-    format: str  # "mat" | "sgf"
+    format: str  # "mat" | "sgf" | "xg"
     players: tuple[str, str]
     length: int  # 0 = money session
     games: tuple[Game, ...]

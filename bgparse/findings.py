@@ -47,6 +47,15 @@ CODES: dict[str, tuple[Severity, str]] = {
     "S014": (Severity.ERROR, "match length out of range"),
     "S015": (Severity.ERROR, "file is larger than the reader accepts"),
     "S016": (Severity.ERROR, "input cannot be read (I/O, archive or compression error, refused)"),
+    "S020": (
+        Severity.ERROR,
+        "eXtreme Gammon file damaged: header, archive, compressed data or CRC",
+    ),
+    "S021": (
+        Severity.ERROR,
+        "eXtreme Gammon record that cannot be read (cut, out of place, bad value)",
+    ),
+    "S022": (Severity.WARNING, "eXtreme Gammon's own board after a play differs from its steps"),
     # checker play (replay)
     "P001": (Severity.ERROR, "illegal checker play"),
     "P002": (Severity.ERROR, "impossible dice"),

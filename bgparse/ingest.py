@@ -124,9 +124,11 @@ def canonical_match(vm: VerifiedMatch) -> str:
     """The content that identifies a match, whatever file or format it came from: players,
     length, and per game its starting position, every roll, play and cube action, and who won
     how much. Paths, dates, comments and dice order are left out, so the same match exported as
-    `.mat` and as `.sgf` gets the same identity."""
+    `.mat`, `.sgf` and `.xg` gets the same identity. A play counts by the board it leaves (the
+    next turn's Position ID, the game's final one): producers write the same play by different
+    paths (GNU's SGF `7/3 3/2` where XG and its `.mat` have `7/6 6/2`)."""
     lines = [
-        "bgparse-match/1",
+        "bgparse-match/2",
         f"players\t{_norm_name(vm.players[0])}\t{_norm_name(vm.players[1])}",
         f"length\t{vm.length}",
     ]
@@ -134,8 +136,8 @@ def canonical_match(vm: VerifiedMatch) -> str:
         # The first position tells a game set up mid-way from one played from the start.
         lines.append(f"game\t{g.turns[0].position_id if g.turns else ''}")
         for t in g.turns:
-            lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.play}")
-        lines.append(f"result\t{g.winner}\t{g.points}")
+            lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.position_id}")
+        lines.append(f"result\t{g.final_position_id}\t{g.winner}\t{g.points}")
     return "\n".join(lines) + "\n"
 
 

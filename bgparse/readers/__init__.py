@@ -1,4 +1,5 @@
-"""Readers: bytes of a match file in, event records out (format sniffed from the content)."""
+"""Readers: bytes of a match file in, event records out (format sniffed from the content:
+`.mat`, SGF, eXtreme Gammon `.xg`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from bgparse.events import MatchRecord
 from bgparse.findings import Finding, SyntaxRecordError
 from bgparse.paths import display_path
 from bgparse.readers.decode import MAX_LINE, DecodedText, decode_bytes, looks_binary
+from bgparse.readers.xg import is_xg, iter_xg_matches
 
 __all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format"]
 
@@ -19,7 +21,6 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 _MAGIC = (
     (b"PK\x03\x04", "a zip archive (use 'bgparse import', which reads archives)"),
     (b"\x1f\x8b", "a gzip-compressed file (use 'bgparse import', which reads archives)"),
-    (b"RGMH", "an eXtreme Gammon binary match (.xg), which bgparse does not read"),
     (b"%PDF", "a PDF document"),
     (b"\x89PNG", "a PNG image"),
     (b"PAR1", "a Parquet file"),
@@ -90,6 +91,9 @@ def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
         )
     if not data.strip():
         raise _fail(path, "S001", "file is empty", 1, 1)
+    if is_xg(data):
+        yield from iter_xg_matches(data, path)
+        return
     for magic, what in _MAGIC:
         if data.startswith(magic):
             raise _fail(path, "S003", f"this is {what}", 1, 1)

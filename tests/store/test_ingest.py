@@ -33,7 +33,7 @@ from bgparse.store.dataset import Dataset, DatasetLocked
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
 
 from .conftest import hand_matches, snapshot, write_inputs
-from .factories import RACE, Spec, build, encode, fake_verify, game, match, roll
+from .factories import RACE, Spec, build, encode, fake_verify, game, match, position_id, roll
 
 ROOT = Path(__file__).resolve().parents[2]
 CTX = ImportContext("imp-test", datetime(2026, 1, 1, tzinfo=UTC), "9.9", None)
@@ -92,13 +92,18 @@ def test_match_uid_ignores_where_and_how_a_match_was_written() -> None:
         players=("  Alice ", "Bob"),
     )
     assert match_uid(base) == match_uid(other)
-    # Dice order as written does not matter; the play does.
+    # Dice order and the way a play is written do not matter; the board it leaves (the next
+    # turn's Position ID) does.
     assert match_uid(build(with_opening(spec, roll(0, "13", "8/5 6/5")))) == match_uid(base)
-    changed = build(with_opening(spec, roll(0, "31", "24/21 6/5")))
-    assert match_uid(changed) != match_uid(base)
+    assert match_uid(build(with_opening(spec, roll(0, "31", "8/7 7/5 6/5")))) == match_uid(base)
+    changed = with_opening(spec, roll(0, "31", "24/21 6/5"))
+    reply = changed["games"][0]["actions"]
+    after = position_id({24: 2, 13: 5, 8: 3, 6: 5}, {24: 1, 21: 1, 13: 5, 8: 3, 6: 4, 5: 1})
+    reply[1] = {**reply[1], "pos": after}
+    assert match_uid(build(changed)) != match_uid(base)
     uid, sha = match_uid(base)
     assert len(uid) == 16 and sha.startswith(uid.hex())
-    assert canonical_match(base).startswith("bgparse-match/1\nplayers\tAlice\tBob\nlength\t5\n")
+    assert canonical_match(base).startswith("bgparse-match/2\nplayers\tAlice\tBob\nlength\t5\n")
 
 
 def task(data: bytes, path: str = "x.json") -> FileTask:

@@ -1,0 +1,677 @@
+"""The eXtreme Gammon `.xg` reader: the RichGameFormat container, its zlib archive and the
+fixed-size records of `temp.xg`, into the same event records the `.mat` and SGF readers make.
+
+Layout (XG's published format, extremegammon.com/XGformat.aspx; written here from that
+description and the real files in the corpus): an 8,232-byte header (`RGMH`), an optional JPEG
+thumbnail, then a ZLibArchive: the compressed inner files, their index (532-byte entries) and a
+36-byte trailer holding the CRC-32 of archive and index. `temp.xg` is a run of 2,560-byte
+records (Delphi variant records, naturally aligned): match header, game header, cube, move,
+game footer, match footer. `temp.xgc` holds the comments, one RTF text per CRLF line.
+
+Spans: a binary file has no lines, so an event's span is the record's 1-based number in
+`temp.xg` as "line" and the byte offset of the field within the record plus one as "column";
+container errors use line 0 and the byte offset in the file plus one.
+
+Every size and count read from the file is checked against the bytes there before anything is
+allocated or decompressed, so a damaged or hostile file costs bounded time and memory.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import zlib
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+from bgparse.events import (
+    OFF,
+    Action,
+    Beaver,
+    Comment,
+    Double,
+    Drop,
+    Game,
+    HiddenPlay,
+    MatchInfo,
+    MatchRecord,
+    Move,
+    Raccoon,
+    Resign,
+    SetPosition,
+    Span,
+    Take,
+    Win,
+    make_roll,
+)
+from bgparse.findings import Finding, Severity, SyntaxRecordError
+
+__all__ = ["MAGIC", "RECORD_SIZE", "is_xg", "iter_xg_matches"]
+
+MAGIC = b"RGMH"
+#: Every record of `temp.xg` has this size, whatever its type.
+RECORD_SIZE = 2560
+_HEADER_SIZE = 8232
+_TRAILER = struct.Struct("<IiiiiI12x")  # crc, files, version, index size, data size, packed
+_ENTRY_SIZE = 532
+_ENTRY_TAIL = struct.Struct("<iiiIBB2x")  # size, packed size, start, crc, stored, level
+#: XG's match header says it is one with this number at byte 556 ("DMLI").
+_MATCH_MAGIC = 0x494C4D44
+#: The largest inner file read. A real match file unpacks to a few MB (7 games: 1.7 MB);
+#: this allows sessions of several hundred games, and bounds a hostile file's cost.
+MAX_INNER_BYTES = 256 * 1024 * 1024
+_MAX_INDEX_BYTES = 1024 * 1024
+_UNLIMITED = 99999  # XG's match length of a money session
+
+_HEADER_MATCH, _HEADER_GAME, _CUBE, _MOVE, _FOOTER_GAME, _FOOTER_MATCH = range(6)
+_KIND = {
+    _HEADER_MATCH: "match header",
+    _HEADER_GAME: "game header",
+    _CUBE: "cube",
+    _MOVE: "move",
+    _FOOTER_GAME: "game footer",
+    _FOOTER_MATCH: "match footer",
+}
+
+_VARIATIONS = {0: "Backgammon", 1: "Nackgammon", 2: "Hypergammon", 3: "Longgammon"}
+#: Start positions (own numbering: point -> checkers) of the variants the replay knows, to
+#: tell a game played from the start from one set up by hand.
+_STARTS = {
+    0: {24: 2, 13: 5, 8: 3, 6: 5},
+    1: {24: 2, 23: 2, 13: 4, 8: 3, 6: 4},
+}
+_SITES = (
+    "GammonSite",
+    "FIBS",
+    "TrueMoney Games",
+    "GridGammon",
+    "DailyGammon",
+    "NetGammon",
+    "VOG",
+    "Gammon Empire/Play65",
+    "Club Games",
+    "PartyGammon",
+    "XcitingGames",
+    "BGRoom",
+    "DiceArena",
+    "Safe Harbor Games",
+    "GameAccount",
+    "XG Mobile",
+)
+_RESIGN_WORDS = {1: "single", 2: "gammon", 3: "backgammon"}
+
+
+def is_xg(data: bytes) -> bool:
+    """Whether bytes are an eXtreme Gammon RichGameFormat file (by content, never by name)."""
+    return data[:4] == MAGIC
+
+
+class _Fatal(Exception):
+    """The file cannot be read at all: becomes one SyntaxRecordError."""
+
+    def __init__(self, code: str, message: str, line: int = 0, column: int = 1) -> None:
+        super().__init__(message)
+        self.code, self.message, self.line, self.column = code, message, line, column
+
+
+# --- the container ---------------------------------------------------------------------------
+
+
+def _inflate(raw: bytes, limit: int, what: str, offset: int) -> bytes:
+    """One zlib stream, refusing to produce more than `limit` bytes (a bomb costs nothing)."""
+    d = zlib.decompressobj()
+    try:
+        out = d.decompress(raw, limit + 1)
+    except zlib.error as exc:
+        raise _Fatal("S020", f"{what}: compressed data is damaged ({exc})", 0, offset + 1) from None
+    if len(out) > limit:
+        raise _Fatal("S020", f"{what}: unpacks to more than {limit:,} bytes", 0, offset + 1)
+    if not d.eof:
+        raise _Fatal("S020", f"{what}: compressed data is cut short", 0, offset + 1)
+    return out
+
+
+def _short_string(raw: bytes, size: int) -> str:
+    """A Delphi `string[n]` (length byte, then ANSI bytes), its length clamped to the field."""
+    n = min(raw[0], size) if raw else 0
+    return raw[1 : 1 + n].decode("cp1252", errors="replace")
+
+
+def _wide_string(raw: bytes) -> str:
+    """A NUL-terminated UTF-16 field (bytes after the terminator are left-over junk)."""
+    for i in range(0, len(raw) - 1, 2):
+        if raw[i] == 0 and raw[i + 1] == 0:
+            raw = raw[:i]
+            break
+    else:
+        raw = raw[: len(raw) // 2 * 2]
+    return raw.decode("utf-16-le", errors="replace")
+
+
+def unpack_archive(data: bytes) -> dict[str, bytes]:
+    """The inner files of an XG file by name, each checked against its CRC (raises `_Fatal`)."""
+    if len(data) < _HEADER_SIZE:
+        raise _Fatal("S020", f"file is cut short: {len(data):,} bytes, the header alone is 8,232")
+    version, header_size, thumb_offset, thumb_size = struct.unpack_from("<IIqI", data, 4)
+    if version != 1 or header_size != _HEADER_SIZE:
+        raise _Fatal(
+            "S020",
+            f"unknown header (version {version}, size {header_size}): not a file XG wrote",
+            0,
+            5,
+        )
+    if thumb_offset < 0 or thumb_size < 0 or _HEADER_SIZE + thumb_offset + thumb_size > len(data):
+        raise _Fatal("S020", "the thumbnail's size does not fit in the file", 0, 17)
+    start = _HEADER_SIZE + thumb_offset + thumb_size
+    if len(data) - start < _TRAILER.size:
+        raise _Fatal("S020", "file is cut short: no archive after the header", 0, start + 1)
+    crc, count, _version, index_size, body_size, packed = _TRAILER.unpack_from(
+        data, len(data) - _TRAILER.size
+    )
+    index_at = len(data) - _TRAILER.size - index_size
+    body_at = index_at - body_size
+    if index_size < 0 or body_size < 0 or body_at != start:
+        raise _Fatal(
+            "S020",
+            "archive sizes do not fit the file (cut short, or bytes added or lost)",
+            0,
+            len(data) - _TRAILER.size + 1,
+        )
+    if zlib.crc32(memoryview(data)[start : len(data) - _TRAILER.size]) != crc:
+        raise _Fatal("S020", "archive CRC check failed: the file is damaged", 0, start + 1)
+    index = data[index_at : index_at + index_size]
+    if packed:
+        index = _inflate(index, _MAX_INDEX_BYTES, "archive index", index_at)
+    if count < 1 or count * _ENTRY_SIZE > len(index):
+        raise _Fatal(
+            "S020",
+            f"archive index names {count:,} files but has room for {len(index) // _ENTRY_SIZE}",
+            0,
+            len(data) - _TRAILER.size + 5,
+        )
+    files: dict[str, bytes] = {}
+    for i in range(count):
+        entry = index[i * _ENTRY_SIZE : (i + 1) * _ENTRY_SIZE]
+        name = _short_string(entry[:256], 255)
+        size, packed_size, at, file_crc, stored, _level = _ENTRY_TAIL.unpack_from(entry, 512)
+        if at < 0 or packed_size < 0 or at + packed_size > body_size or size < 0:
+            raise _Fatal("S020", f"archive entry {name!r} points outside the archive", 0, start + 1)
+        if size > MAX_INNER_BYTES:
+            raise _Fatal(
+                "S020", f"{name!r} is {size:,} bytes; at most {MAX_INNER_BYTES:,} are read"
+            )
+        raw = data[start + at : start + at + packed_size]
+        body = raw if stored else _inflate(raw, size, repr(name), start + at)
+        if len(body) != size:
+            raise _Fatal(
+                "S020",
+                f"{name!r} unpacks to {len(body):,} bytes, its index says {size:,}",
+                0,
+                start + at + 1,
+            )
+        if zlib.crc32(body) != file_crc:
+            raise _Fatal(
+                "S020", f"{name!r}: CRC check failed, the file is damaged", 0, start + at + 1
+            )
+        files[name.lower()] = body
+    return files
+
+
+# --- comments --------------------------------------------------------------------------------
+
+_RTF_SKIP = re.compile(r"\{\\\*[^{}]*\}|\{\\(?:fonttbl|colortbl|stylesheet)(?:[^{}]|\{[^{}]*\})*\}")
+_RTF_TOKEN = re.compile(r"\\'([0-9a-fA-F]{2})|\\u(-?\d+)\??|\\([a-z]+)(-?\d+)? ?|\\([{}\\])|([{}])")
+
+
+def _rtf_text(rtf: str) -> str:
+    """The plain text of XG's small RTF comments (paragraphs as newlines, escapes decoded)."""
+
+    def token(m: re.Match[str]) -> str:
+        if m.group(1):
+            return bytes([int(m.group(1), 16)]).decode("cp1252", errors="replace")
+        if m.group(2):
+            return chr(int(m.group(2)) % 0x10000)
+        if m.group(3):
+            return "\n" if m.group(3) in ("par", "line") else "\t" if m.group(3) == "tab" else ""
+        if m.group(5):
+            return m.group(5)
+        return ""
+
+    if not rtf.lstrip().startswith("{\\rtf"):
+        return rtf.strip()
+    text = _RTF_TOKEN.sub(token, _RTF_SKIP.sub("", rtf))
+    return "\n".join(line.strip() for line in text.split("\n")).strip()
+
+
+def _comments(raw: bytes | None) -> list[str]:
+    """`temp.xgc`: one comment a CRLF line, XG's CR LF inside a comment stored as 0x01 0x02."""
+    if not raw:
+        return []
+    lines = raw.decode("cp1252", errors="replace").split("\r\n")
+    return [_rtf_text(line.replace("\x01\x02", "\n")) for line in lines]
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+def _i32(rec: bytes, at: int) -> int:
+    value: int = struct.unpack_from("<i", rec, at)[0]
+    return value
+
+
+def _board(rec: bytes, at: int) -> tuple[int, ...]:
+    """A PositionEngine: 26 signed bytes, index 1-24 points, 25 own bar, 0 opponent's bar."""
+    return struct.unpack_from("<26b", rec, at)
+
+
+def _flip(board: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(-board[25 - i] for i in range(26))
+
+
+def _sides(board: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Player 1's view of a board as each side's checkers in its own numbering (25 = bar)."""
+    own = [0] * 26
+    opp = [0] * 26
+    for i in range(1, 25):
+        if board[i] > 0:
+            own[i] = board[i]
+        elif board[i] < 0:
+            opp[25 - i] = -board[i]
+    own[25] = max(board[25], 0)
+    opp[25] = max(-board[0], 0)
+    return tuple(own), tuple(opp)
+
+
+def _delphi_date(value: float) -> datetime | None:
+    """TDateTime: days since 1899-12-30, the fraction the time of day."""
+    if not (1.0 <= value <= 2958465.0):  # years 1900-9999; also refuses NaN
+        return None
+    return datetime(1899, 12, 30) + timedelta(days=value)
+
+
+class _Reader:
+    """One `temp.xg` into one MatchRecord; record-level problems become findings."""
+
+    def __init__(self, path: str, files: dict[str, bytes]) -> None:
+        self.path = path
+        body = files.get("temp.xg")
+        if body is None:
+            raise _Fatal("S020", "the archive holds no temp.xg: no match in this file")
+        if len(body) < RECORD_SIZE:
+            raise _Fatal(
+                "S021",
+                f"temp.xg is {len(body):,} bytes, shorter than one {RECORD_SIZE:,}-byte record",
+                1,
+                1,
+            )
+        self.body = body
+        self.errors: list[Finding] = []
+        self.comments = _comments(files.get("temp.xgc"))
+        self.version = 0
+
+    def error(self, message: str, recno: int, at: int, severity: Severity | None = None) -> None:
+        self.errors.append(Finding.make("S021", message, recno, at + 1, severity=severity))
+
+    def comment(self, index: int) -> str | None:
+        return self.comments[index] if 0 <= index < len(self.comments) else None
+
+    def read(self) -> MatchRecord:
+        body = self.body
+        n = len(body) // RECORD_SIZE
+        if len(body) % RECORD_SIZE:
+            self.error(
+                f"temp.xg ends with {len(body) % RECORD_SIZE:,} bytes of a cut record; ignored",
+                n + 1,
+                0,
+            )
+        first = body[:RECORD_SIZE]
+        if first[8] != _HEADER_MATCH or _i32(first, 556) != _MATCH_MAGIC:
+            raise _Fatal("S021", "temp.xg does not start with XG's match header", 1, 9)
+        tags, info, players, length, match_comments = self._match_header(first)
+        games: list[Game] = []
+        actions: list[Action] = []
+        game: tuple[int, tuple[int, int], int, int] | None = None  # number, score, record, note
+        cube = 1
+        last_game_no = 0
+        for recno in range(2, n + 1):
+            rec = body[(recno - 1) * RECORD_SIZE : recno * RECORD_SIZE]
+            kind = rec[8]
+            if kind == _HEADER_GAME:
+                if game is not None:
+                    games.append(self._game(game, actions, players))
+                number = _i32(rec, 48)
+                if not 1 <= number <= 100_000:
+                    self.error(f"game number {number} is out of range", recno, 48)
+                    number = last_game_no + 1
+                last_game_no = number
+                score = (_i32(rec, 12), _i32(rec, 16))
+                if not all(0 <= s <= 1_000_000 for s in score):
+                    self.error(f"score {score[0]}-{score[1]} is out of range", recno, 12)
+                    score = (0, 0)
+                game, actions, cube = (number, score, recno, _i32(rec, 60)), [], 1
+                self._start(rec, recno, tags, actions)
+                self._note(_i32(rec, 56), None, recno, 56, actions)
+                continue
+            if kind == _FOOTER_MATCH:
+                if game is not None:
+                    games.append(self._game(game, actions, players))
+                    game = None
+                continue
+            if kind not in _KIND:
+                self.error(f"record type {kind} is not one XG writes; skipped", recno, 8)
+                continue
+            if kind == _HEADER_MATCH:
+                self.error("a second match header; skipped", recno, 8)
+                continue
+            if game is None:
+                self.error(f"a {_KIND[kind]} record outside any game; skipped", recno, 8)
+                continue
+            if kind == _CUBE:
+                cube = self._cube(rec, recno, actions, cube)
+            elif kind == _MOVE:
+                self._move(rec, recno, actions)
+            else:
+                self._footer(rec, recno, actions, length, game[1])
+                games.append(self._game(game, actions, players))
+                game = None
+        if game is not None:
+            games.append(self._game(game, actions, players))
+        return MatchRecord(
+            path=self.path,
+            format="xg",
+            players=players,
+            length=length,
+            games=tuple(games),
+            tags=tuple(tags),
+            info=info,
+            dialect="xg-binary",
+            comments=tuple(match_comments),
+            errors=tuple(self.errors),
+            span=Span(1, 1),
+            index=0,
+            hit_marks=False,
+        )
+
+    # -- match header
+
+    def _match_header(
+        self, rec: bytes
+    ) -> tuple[list[tuple[str, str]], MatchInfo, tuple[str, str], int, list[str]]:
+        version = _i32(rec, 552)
+        self.version = version
+        if not 1 <= version <= 40:
+            self.error(f"file version {version} is not one XG writes (1-40)", 1, 552)
+        if version >= 24:
+            names = (_wide_string(rec[880:1138]), _wide_string(rec[1138:1396]))
+            event, site, round_ = (_wide_string(rec[o : o + 258]) for o in (622, 1396, 1654))
+        else:
+            names = (_short_string(rec[9:50], 40), _short_string(rec[50:91], 40))
+            event = _short_string(rec[136:265], 128)
+            site = _short_string(rec[283:412], 128)
+            round_ = _short_string(rec[417:546], 128)
+        transcriber = _wide_string(rec[1960:2218]) if version >= 30 else ""
+        length = _i32(rec, 92)
+        if length == _UNLIMITED:
+            length = 0
+        elif not 0 <= length <= 999:
+            self.error(f"match length {length} is out of range", 1, 92)
+            length = 0
+        variation = _i32(rec, 96)
+        crawford, jacoby, beaver, auto_double = (bool(b) for b in rec[100:104])
+        elo = struct.unpack_from("<dd", rec, 104)
+        exp = (_i32(rec, 120), _i32(rec, 124))
+        date = _delphi_date(struct.unpack_from("<d", rec, 128)[0])
+        site_id = _i32(rec, 608)
+        cube_limit = _i32(rec, 612) if version >= 8 else 0
+        tags: list[tuple[str, str]] = []
+
+        def tag(key: str, value: str) -> None:
+            if value:
+                tags.append((key, value))
+
+        if not site and 0 <= site_id < len(_SITES):
+            site = _SITES[site_id]
+        tag("Site", site)
+        tag("Match ID", str(_i32(rec, 268)))
+        tag("Event", event)
+        tag("Round", round_)
+        tag("Player 1", names[0])
+        tag("Player 2", names[1])
+        ratings: list[float | None] = [None, None]
+        for i in (0, 1):
+            if elo[i] == elo[i] and 0 < elo[i] < 10_000:  # NaN and junk stay out
+                ratings[i] = elo[i]
+                tag(f"Player {i + 1} Elo", f"{elo[i]:.2f}/{exp[i]}")
+        if date is not None:
+            tag("EventDate", f"{date:%Y.%m.%d}")
+            tag("EventTime", f"{date:%H.%M}")
+        tag("Variation", _VARIATIONS.get(variation, f"variation {variation}"))
+        onoff = {True: "On", False: "Off"}
+        tag("Crawford", onoff[crawford] if length else "")
+        tag("Jacoby", onoff[jacoby] if not length else "")
+        tag("Beaver", onoff[beaver] if not length else "")
+        tag("AutoDouble", onoff[auto_double] if not length else "")
+        if 1 <= cube_limit <= 15:
+            tag("CubeLimit", str(1 << cube_limit))
+        tag("Transcriber", transcriber)
+        if version >= 24 and rec[620]:
+            tag("Transcribed", "On")
+        info = MatchInfo(
+            site=site or None,
+            match_id=str(_i32(rec, 268)),
+            event=event or None,
+            round=round_ or None,
+            event_date=f"{date:%Y-%m-%d}" if date else None,
+            event_time=f"{date:%H.%M}" if date else None,
+            player1=names[0],
+            player2=names[1],
+            elo1=ratings[0],
+            elo2=ratings[1],
+            variation=_VARIATIONS.get(variation),
+            crawford=crawford if length else None,
+            jacoby=jacoby if not length else None,
+            beaver=beaver if not length else None,
+            cube_limit=(1 << cube_limit) if 1 <= cube_limit <= 15 else None,
+            transcriber=transcriber or None,
+            ratings=(ratings[0], ratings[1]),
+        )
+        notes = [c for c in (self.comment(_i32(rec, o)) for o in (576, 580)) if c]
+        return tags, info, names, length, notes
+
+    # -- games
+
+    def _game(
+        self,
+        game: tuple[int, tuple[int, int], int, int],
+        actions: list[Action],
+        players: tuple[str, str],
+    ) -> Game:
+        number, score, recno, note = game
+        self._note(note, None, recno, 60, actions)
+        return Game(number, score, tuple(actions), Span(recno, 1), players)
+
+    def _start(
+        self, rec: bytes, recno: int, tags: list[tuple[str, str]], actions: list[Action]
+    ) -> None:
+        """A game that does not start from its variant's start position: set it up."""
+        board = _board(rec, 21)
+        if not any(board):
+            return  # XG leaves the start position of a match's first game empty
+        own, opp = _sides(board)
+        variation = next((v for k, v in tags if k == "Variation"), "Backgammon")
+        start = _STARTS.get({"Backgammon": 0, "Nackgammon": 1}.get(variation, -1))
+        want = tuple(start.get(i, 0) for i in range(26)) if start is not None else None
+        if want is not None and own == want and opp == want:
+            return
+        if sum(own[1:]) > 15 or sum(opp[1:]) > 15:
+            self.error("the game's start position has more than 15 checkers a side", recno, 21)
+            return
+        text = "XG start position " + ",".join(str(v) for v in board)
+        actions.append(SetPosition((own, opp), None, None, None, None, text, Span(recno, 22)))
+
+    def _note(
+        self, index: int, side: int | None, recno: int, at: int, actions: list[Action]
+    ) -> None:
+        text = self.comment(index)
+        if text:
+            actions.append(Comment(side, text, Span(recno, at + 1)))
+
+    def _side(self, rec: bytes, recno: int, at: int) -> int | None:
+        active = _i32(rec, at)
+        if active not in (1, -1):
+            self.error(f"active player {active} is neither 1 nor -1; record skipped", recno, at)
+            return None
+        return 0 if active == 1 else 1
+
+    def _cube(self, rec: bytes, recno: int, actions: list[Action], cube: int) -> int:
+        side = self._side(rec, recno, 12)
+        if side is None:
+            return cube
+        double, take, beaver_r, raccoon_r = (_i32(rec, o) for o in (16, 20, 24, 28))
+        other = 1 - side
+        if double == 1:
+            if cube >= 1 << 20:
+                self.error("the cube is beyond any real value; record skipped", recno, 16)
+                return cube
+            cube *= 2
+            actions.append(Double(side, cube, Span(recno, 17)))
+            if take == 1:
+                actions.append(Take(other, Span(recno, 21)))
+            elif take == 0:
+                actions.append(Drop(other, Span(recno, 21)))
+            elif take == 2:
+                cube *= 2
+                actions.append(Beaver(other, cube, Span(recno, 21)))
+                if beaver_r == 0:
+                    actions.append(Drop(side, Span(recno, 25)))
+                elif beaver_r == 2:
+                    cube *= 2
+                    actions.append(Raccoon(side, cube, Span(recno, 25)))
+                    if raccoon_r == 0:
+                        actions.append(Drop(other, Span(recno, 29)))
+        self._note(_i32(rec, 292), side, recno, 292, actions)
+        return cube
+
+    def _move(self, rec: bytes, recno: int, actions: list[Action]) -> None:
+        side = self._side(rec, recno, 64)
+        if side is None:
+            return
+        d1, d2 = _i32(rec, 100), _i32(rec, 104)
+        if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
+            self.error(f"dice {d1}-{d2} are not dice; record skipped", recno, 100)
+            return
+        dice = (d1, d2)
+        span = Span(recno, 69)
+        if not rec[2308]:
+            # Rolled but not played: XG keeps the roll of a player who then resigned.
+            actions.append(HiddenPlay(side, dice, "not played", Span(recno, 2309)))
+            self._note(_i32(rec, 2524), side, recno, 2524, actions)
+            return
+        steps = struct.unpack_from("<8i", rec, 68)
+        moves: list[Move] = []
+        for k in range(0, 8, 2):
+            src, dst = steps[k], steps[k + 1]
+            if src == -1:
+                break
+            if not (0 <= src <= 24 and -7 <= dst <= 23 and dst < src):
+                self.error(
+                    f"step {src + 1}/{dst + 1} is no move on a board; the play is cut there",
+                    recno,
+                    68 + 4 * k,
+                )
+                break
+            moves.append(Move((src + 1, dst + 1 if dst >= 0 else OFF), (False, False)))
+        text = " ".join(m.notation() for m in moves)
+        actions.append(make_roll(side, dice, tuple(moves), span, text))
+        self._check_board(rec, recno, side, moves)
+        self._note(_i32(rec, 2524), side, recno, 2524, actions)
+
+    def _check_board(self, rec: bytes, recno: int, side: int, moves: list[Move]) -> None:
+        """XG's board after the play must be what the steps make of its board before."""
+        before = _board(rec, 9)  # player 1's view
+        board = list(before if side == 0 else _flip(before))
+        for m in moves:
+            src, dst = m.points
+            idx = 25 if src == 25 else src
+            if board[idx] <= 0:
+                break  # the replay reports a step from an empty point
+            board[idx] -= 1
+            if dst != OFF:
+                if board[dst] == -1:
+                    board[dst] = 0
+                    board[0] -= 1
+                board[dst] += 1
+        after = _board(rec, 35)  # the mover's view
+        if tuple(board) != after:
+            self.errors.append(
+                Finding.make(
+                    "S022",
+                    "XG's own board after this play is not what its steps make of the board "
+                    "before; the steps are replayed",
+                    recno,
+                    36,
+                )
+            )
+
+    def _footer(
+        self,
+        rec: bytes,
+        recno: int,
+        actions: list[Action],
+        length: int,
+        score: tuple[int, int],
+    ) -> None:
+        winner = _i32(rec, 24)
+        points = _i32(rec, 28)
+        termination = _i32(rec, 32)
+        if winner not in (1, -1):
+            self.error(f"winner {winner} is neither 1 nor -1; no result", recno, 24)
+            return
+        if not 0 <= points <= 1_000_000:
+            self.error(f"points won {points} out of range; no result", recno, 28)
+            return
+        side = 0 if winner == 1 else 1
+        span = Span(recno, 25)
+        kind, level = divmod(termination, 100)
+        if kind == 1 and level in (1, 2, 3, 4):
+            # XG writes 104 for a backgammon resigned (real files; 103 is read alike).
+            words = _RESIGN_WORDS[min(level, 3)]
+            actions.append(Resign(1 - side, min(level, 3), f"resigns {words}", Span(recno, 33)))
+        elif termination >= 1000:
+            actions.append(Comment(None, f"settled: {points} point(s)", Span(recno, 33)))
+        elif termination not in (0, 1, 2, 3):
+            self.error(f"termination code {termination} is not one XG writes", recno, 32)
+        final = (score[0] + points, score[1]) if side == 0 else (score[0], score[1] + points)
+        and_match = length > 0 and final[side] >= length
+        actions.append(Win(side, points, and_match, span))
+
+
+def _refuse_position_file(files: dict[str, bytes]) -> None:
+    """An `.xgp` file is the same container holding one position to analyse, not a match: one
+    game set up by hand (not from the start position), one decision, no result."""
+    body = files.get("temp.xg", b"")
+    kinds = [body[i + 8] for i in range(0, len(body) - RECORD_SIZE + 1, RECORD_SIZE)]
+    if kinds.count(_HEADER_GAME) != 1 or _FOOTER_GAME in kinds or len(kinds) > 4:
+        return
+    game = kinds.index(_HEADER_GAME) * RECORD_SIZE
+    own, opp = _sides(_board(body[game : game + RECORD_SIZE], 21))
+    start = tuple(_STARTS[0].get(i, 0) for i in range(26))
+    if own != start or opp != start:
+        raise _Fatal(
+            "S003",
+            "this is an eXtreme Gammon position file (.xgp): one position, not a match record",
+        )
+
+
+def iter_xg_matches(data: bytes, path: str) -> Iterator[MatchRecord]:
+    """The match of an XG file. Raises `SyntaxRecordError` (S020, S021, S003) when the file
+    cannot be read as a whole; damaged records inside a readable file become findings."""
+    try:
+        files = unpack_archive(data)
+        _refuse_position_file(files)
+        record = _Reader(path, files).read()
+    except _Fatal as exc:
+        raise SyntaxRecordError(
+            Finding.make(exc.code, exc.message, exc.line, exc.column), path
+        ) from None
+    yield record
