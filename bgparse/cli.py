@@ -500,7 +500,8 @@ def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
     for f in m.findings:
         if quiet and f.severity is Severity.INFO:
             continue
-        if f.source_line is None and f.line > 0:
+        # A binary .xg file has no lines to show: its findings name a record and a field.
+        if f.source_line is None and f.line > 0 and m.format != "xg":
             if lines is None:
                 from bgparse.readers.decode import decode_bytes
 

@@ -564,7 +564,7 @@ class _Reader:
         span = Span(recno, 69)
         if not rec[2308]:
             # Rolled but not played: XG keeps the roll of a player who then resigned.
-            actions.append(HiddenPlay(side, dice, "not played", Span(recno, 2309)))
+            actions.append(HiddenPlay(side, dice, "rolled, not played", Span(recno, 2309)))
             self._note(_i32(rec, 2524), side, recno, 2524, actions)
             return
         steps = struct.unpack_from("<8i", rec, 68)
