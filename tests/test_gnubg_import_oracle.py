@@ -162,3 +162,52 @@ def test_gnubg_reads_a_resignation_after_rolling_as_bgparse_writes_it(tmp_path: 
     # gnubg keeps the roll not played as dice set, not as a move.
     ours = [(g.winner, g.points, g.end, sum(t.kind == "play" for t in g.turns)) for g in m.games]
     assert theirs == ours == [(1, 1, "resign", 2), (0, 1, "resign", 2)]
+
+
+def test_gnubg_reads_xg_files_converted_by_bgparse_as_xg_recorded_them(tmp_path: Path) -> None:
+    """`bgparse convert FILE.xg --to mat|sgf`: GNU Backgammon imports both with the results the
+    independent reading of the `.xg` files gives (truth.jsonl), and where XG's own `.mat`
+    export of the match sits beside it, reads ours as it reads XG's."""
+    oracle, compare = _tools()
+    folder = corpus_dir("xg")
+    lines = (folder / "truth.jsonl").read_text(encoding="utf-8").splitlines()
+    truth = {row["file"]: row for row in map(json.loads, lines) if "error" not in row}
+    sources = [folder / name for name in sorted(truth)]
+    assert sources
+    written: dict[str, list[Path]] = {"mat": [], "sgf": []}
+    for path in sources:
+        [record] = read_path(path)
+        m = replay(record)
+        for via, text in (("mat", write_mat(m)), ("sgf", write_sgf(m))):
+            target = tmp_path / via / f"{path.stem}.{via}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            written[via].append(target)
+    for via, files in written.items():
+        out = _oracle(oracle, files, False, tmp_path / f"{via}.jsonl")
+        rows = {Path(r["file"]).stem: r for r in map(json.loads, out.read_text().splitlines())}
+        for path in sources:
+            gnu, want = rows[path.stem], truth[path.name]
+            assert gnu["ok"] and gnu["gnubg_messages"] == [], (via, path.name)
+            theirs = [
+                (g["score_before"], g["winner"], g["points_won"], g["n_doubles"], g["n_takes"])
+                for g in gnu["games"]
+            ]
+            ours = [
+                (t["score_before"], t["winner"], t["points"], t["doubles"], t["takes"])
+                for t in want["games"]
+            ]
+            assert theirs == ours, (via, path.name)
+    twins = [p.with_suffix(".mat") for p in sources if p.with_suffix(".mat").is_file()]
+    assert twins
+    theirs_file = _oracle(oracle, twins, False, tmp_path / "xg-export.jsonl")
+    ours_file = _oracle(
+        oracle, [tmp_path / "mat" / p.name for p in twins], False, tmp_path / "ours.jsonl"
+    )
+    result = subprocess.run(
+        [sys.executable, str(compare), str(theirs_file), str(ours_file)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert f"compared {len(twins)}, 0 differ" in result.stdout, result.stdout
