@@ -254,12 +254,34 @@ def _comments(raw: bytes | None) -> list[str]:
 # --- records ---------------------------------------------------------------------------------
 
 
-def _i32(rec: bytes, at: int) -> int:
-    value: int = struct.unpack_from("<i", rec, at)[0]
+#: A record: read in place from the unpacked file.
+_Buffer = bytes | memoryview
+_I32 = struct.Struct("<i")
+_CUBE_HEAD = struct.Struct("<5i")  # at 12: active player, double, take, beaver, raccoon
+_MOVE_HEAD = struct.Struct("<i8i2i")  # at 64: the active player, 4 (from, to) steps, the dice
+_BOARDS = struct.Struct("<26b26b")  # at 9: the board before (player 1's view), after (mover's)
+
+
+def _i32(rec: _Buffer, at: int) -> int:
+    value: int = _I32.unpack_from(rec, at)[0]
     return value
 
 
-def _board(rec: bytes, at: int) -> tuple[int, ...]:
+def _make_steps() -> dict[tuple[int, int], tuple[Move, str]]:
+    """Every (from, to) step XG can store (0-based points, 24 the bar, below 0 off), as the
+    event's move and its notation: made once, as a play is read many thousand times."""
+    steps: dict[tuple[int, int], tuple[Move, str]] = {}
+    for src in range(25):
+        for dst in range(-7, src):
+            move = Move((src + 1, dst + 1 if dst >= 0 else OFF), (False, False))
+            steps[src, dst] = (move, move.notation())
+    return steps
+
+
+_STEPS = _make_steps()
+
+
+def _board(rec: _Buffer, at: int) -> tuple[int, ...]:
     """A PositionEngine: 26 signed bytes, index 1-24 points, 25 own bar, 0 opponent's bar."""
     return struct.unpack_from("<26b", rec, at)
 
@@ -333,9 +355,16 @@ class _Reader:
         game: tuple[int, tuple[int, int], int, int] | None = None  # number, score, record, note
         cube = 1
         last_game_no = 0
+        view = memoryview(body)  # records are read in place, never copied
         for recno in range(2, n + 1):
-            rec = body[(recno - 1) * RECORD_SIZE : recno * RECORD_SIZE]
+            rec = view[(recno - 1) * RECORD_SIZE : recno * RECORD_SIZE]
             kind = rec[8]
+            if game is not None and kind == _MOVE:
+                self._move(rec, recno, actions)
+                continue
+            if game is not None and kind == _CUBE:
+                cube = self._cube(rec, recno, actions, cube)
+                continue
             if kind == _HEADER_GAME:
                 if game is not None:
                     games.append(self._game(game, actions, players))
@@ -366,11 +395,7 @@ class _Reader:
             if game is None:
                 self.error(f"a {_KIND[kind]} record outside any game; skipped", recno, 8)
                 continue
-            if kind == _CUBE:
-                cube = self._cube(rec, recno, actions, cube)
-            elif kind == _MOVE:
-                self._move(rec, recno, actions)
-            else:
+            if kind == _FOOTER_GAME:
                 self._footer(rec, recno, actions, length, game[1])
                 games.append(self._game(game, actions, players))
                 game = None
@@ -491,7 +516,7 @@ class _Reader:
         return Game(number, score, tuple(actions), Span(recno, 1), players)
 
     def _start(
-        self, rec: bytes, recno: int, tags: list[tuple[str, str]], actions: list[Action]
+        self, rec: _Buffer, recno: int, tags: list[tuple[str, str]], actions: list[Action]
     ) -> None:
         """A game that does not start from its variant's start position: set it up."""
         board = _board(rec, 21)
@@ -516,18 +541,12 @@ class _Reader:
         if text:
             actions.append(Comment(side, text, Span(recno, at + 1)))
 
-    def _side(self, rec: bytes, recno: int, at: int) -> int | None:
-        active = _i32(rec, at)
+    def _cube(self, rec: _Buffer, recno: int, actions: list[Action], cube: int) -> int:
+        active, double, take, beaver_r, raccoon_r = _CUBE_HEAD.unpack_from(rec, 12)
         if active not in (1, -1):
-            self.error(f"active player {active} is neither 1 nor -1; record skipped", recno, at)
-            return None
-        return 0 if active == 1 else 1
-
-    def _cube(self, rec: bytes, recno: int, actions: list[Action], cube: int) -> int:
-        side = self._side(rec, recno, 12)
-        if side is None:
+            self.error(f"active player {active} is neither 1 nor -1; record skipped", recno, 12)
             return cube
-        double, take, beaver_r, raccoon_r = (_i32(rec, o) for o in (16, 20, 24, 28))
+        side = 0 if active == 1 else 1
         other = 1 - side
         if double == 1:
             if cube >= 1 << 20:
@@ -552,57 +571,58 @@ class _Reader:
         self._note(_i32(rec, 292), side, recno, 292, actions)
         return cube
 
-    def _move(self, rec: bytes, recno: int, actions: list[Action]) -> None:
-        side = self._side(rec, recno, 64)
-        if side is None:
+    def _move(self, rec: _Buffer, recno: int, actions: list[Action]) -> None:
+        active, *steps, d1, d2 = _MOVE_HEAD.unpack_from(rec, 64)
+        if active not in (1, -1):
+            self.error(f"active player {active} is neither 1 nor -1; record skipped", recno, 64)
             return
-        d1, d2 = _i32(rec, 100), _i32(rec, 104)
+        side = 0 if active == 1 else 1
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             self.error(f"dice {d1}-{d2} are not dice; record skipped", recno, 100)
             return
         dice = (d1, d2)
-        span = Span(recno, 69)
         if not rec[2308]:
             # Rolled but not played: XG keeps the roll of a player who then resigned.
             actions.append(HiddenPlay(side, dice, "rolled, not played", Span(recno, 2309)))
-            self._note(_i32(rec, 2524), side, recno, 2524, actions)
+            self._note(_I32.unpack_from(rec, 2524)[0], side, recno, 2524, actions)
             return
-        steps = struct.unpack_from("<8i", rec, 68)
         moves: list[Move] = []
+        words: list[str] = []
         for k in range(0, 8, 2):
-            src, dst = steps[k], steps[k + 1]
-            if src == -1:
+            if steps[k] == -1:
                 break
-            if not (0 <= src <= 24 and -7 <= dst <= 23 and dst < src):
+            step = _STEPS.get((steps[k], steps[k + 1]))
+            if step is None:
                 self.error(
-                    f"step {src + 1}/{dst + 1} is no move on a board; the play is cut there",
+                    f"step {steps[k] + 1}/{steps[k + 1] + 1} is no move on a board; the play "
+                    "is cut there",
                     recno,
                     68 + 4 * k,
                 )
                 break
-            moves.append(Move((src + 1, dst + 1 if dst >= 0 else OFF), (False, False)))
-        text = " ".join(m.notation() for m in moves)
-        actions.append(make_roll(side, dice, tuple(moves), span, text))
+            moves.append(step[0])
+            words.append(step[1])
+        actions.append(make_roll(side, dice, tuple(moves), Span(recno, 69), " ".join(words)))
         self._check_board(rec, recno, side, moves)
-        self._note(_i32(rec, 2524), side, recno, 2524, actions)
+        self._note(_I32.unpack_from(rec, 2524)[0], side, recno, 2524, actions)
 
-    def _check_board(self, rec: bytes, recno: int, side: int, moves: list[Move]) -> None:
+    def _check_board(self, rec: _Buffer, recno: int, side: int, moves: list[Move]) -> None:
         """XG's board after the play must be what the steps make of its board before."""
-        before = _board(rec, 9)  # player 1's view
-        board = list(before if side == 0 else _flip(before))
+        both = _BOARDS.unpack_from(rec, 9)
+        # Before: player 1's view; after: the mover's. Player 2 sees player 1's board
+        # turned round, with the signs changed.
+        board = list(both[:26]) if side == 0 else [-x for x in reversed(both[:26])]
         for m in moves:
             src, dst = m.points
-            idx = 25 if src == 25 else src
-            if board[idx] <= 0:
+            if board[src] <= 0:
                 break  # the replay reports a step from an empty point
-            board[idx] -= 1
+            board[src] -= 1
             if dst != OFF:
                 if board[dst] == -1:
                     board[dst] = 0
                     board[0] -= 1
                 board[dst] += 1
-        after = _board(rec, 35)  # the mover's view
-        if tuple(board) != after:
+        if tuple(board) != both[26:]:
             self.errors.append(
                 Finding.make(
                     "S022",
@@ -615,7 +635,7 @@ class _Reader:
 
     def _footer(
         self,
-        rec: bytes,
+        rec: _Buffer,
         recno: int,
         actions: list[Action],
         length: int,
