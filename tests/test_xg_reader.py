@@ -429,3 +429,22 @@ def test_convert_xg_writes_a_record_that_reads_back_the_same(
     # A game resigned after a roll not played ends on a board the writers do not keep (the
     # same for a .mat written from a .mat): every turn before it agrees.
     assert _turns(back, final=False) == _turns(_verified(path), final=False)
+
+
+def test_an_illegal_play_in_an_xg_file_is_reported_at_its_record() -> None:
+    """XG lets a transcriber enter an illegal play (and marks it, `InvalidM`); its steps are
+    replayed like any record's, so the replay reports it as it reports any illegal play."""
+    path = corpus_dir("xg") / "charlot1-charlot2_7p_2025-11-08-2305.xg"
+    data, files, recs = _records(path)
+    n = next(i for i, r in enumerate(recs) if r[8] == 3)
+    rec = recs[n]
+    assert struct.unpack_from("<4i", rec, 68) == (12, 8, 23, 22)  # 41: 13/9 24/23
+    struct.pack_into("<i", rec, 80, 21)  # 24/22: a 2, which was not rolled
+    struct.pack_into("<i", rec, 2480, 2)  # XG's mark: an invalid decision
+    after = list(struct.unpack_from("<26b", rec, 35))
+    after[23], after[22] = 0, 1
+    struct.pack_into("<26b", rec, 35, *after)
+    [record] = iter_records(_pack(data, {**files, "temp.xg": b"".join(map(bytes, recs))}), "x")
+    assert not record.errors
+    first = next(f for f in replay(record).findings if f.severity is Severity.ERROR)
+    assert (first.code, first.line, first.column) == ("P001", n + 1, 69)
