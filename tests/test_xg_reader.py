@@ -392,6 +392,46 @@ def test_xgp_position_file_is_refused_naming_the_format() -> None:
         list(iter_records(damaged, "pos.xgp"))
     assert exc.value.finding.code == "S003"
     assert "position file (.xgp)" in exc.value.finding.message
+    # A match just begun (its first game's start left empty, as XG does; or the start
+    # position) is a match.
+    for start in (
+        bytes(26),
+        bytes(
+            b % 256
+            for b in (
+                0,
+                -2,
+                0,
+                0,
+                0,
+                0,
+                5,
+                0,
+                3,
+                0,
+                0,
+                0,
+                -5,
+                5,
+                0,
+                0,
+                0,
+                -3,
+                0,
+                -5,
+                0,
+                0,
+                0,
+                0,
+                2,
+                0,
+            )
+        ),
+    ):
+        game[21:47] = start
+        body = b"".join(map(bytes, (recs[0], game, move)))
+        [record] = iter_records(_pack(data, {"temp.xg": body}), "begun.xg")
+        assert [len(g.actions) for g in record.games] == [1]
 
 
 # --- the command line: import, convert ----------------------------------------------------------

@@ -699,9 +699,12 @@ def _refuse_position_file(files: dict[str, bytes]) -> None:
     if kinds.count(_HEADER_GAME) != 1 or _FOOTER_GAME in kinds or len(kinds) > 4:
         return
     game = kinds.index(_HEADER_GAME) * RECORD_SIZE
-    own, opp = _sides(_board(body[game : game + RECORD_SIZE], 21))
-    start = tuple(_STARTS[0].get(i, 0) for i in range(26))
-    if own != start or opp != start:
+    board = _board(body[game : game + RECORD_SIZE], 21)
+    if not any(board):
+        return  # XG leaves the first game's start position empty: a match just begun
+    own, opp = _sides(board)
+    starts = [tuple(start.get(i, 0) for i in range(26)) for start in _STARTS.values()]
+    if not any(own == start and opp == start for start in starts):
         raise _Fatal(
             "S003",
             "this is an eXtreme Gammon position file (.xgp): one position, not a match record",
