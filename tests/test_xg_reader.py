@@ -488,3 +488,26 @@ def test_an_illegal_play_in_an_xg_file_is_reported_at_its_record() -> None:
     assert not record.errors
     first = next(f for f in replay(record).findings if f.severity is Severity.ERROR)
     assert (first.code, first.line, first.column) == ("P001", n + 1, 69)
+
+
+def test_xg_rtf_comments_decode_escapes_and_survive_junk() -> None:
+    """temp.xgc: one RTF comment a CRLF line (XG's own line breaks inside stored as 0x01 0x02),
+    pointed at by a record's comment index."""
+    path = corpus_dir("xg") / "charlot1-charlot2_7p_2025-11-08-2305.xg"
+    data, files, recs = _records(path)
+    comments = [
+        rb"{\rtf1\ansi{\fonttbl{\f0 Arial;}}\pard caf\'e9 \u8364? 5\par" + b"\x01\x02" + rb"x}",
+        b"{\\rtf1 \\u" + b"9" * 5000 + b" junk \\" + b"{ \\}",
+        b"plain text, not RTF ",
+    ]
+    moves = [i for i, r in enumerate(recs) if r[8] == 3]
+    for k in range(3):
+        struct.pack_into("<i", recs[moves[k]], 2524, k)
+    xgc = b"\r\n".join(comments) + b"\r\n"
+    body = b"".join(map(bytes, recs))
+    [record] = iter_records(_pack(data, {**files, "temp.xg": body, "temp.xgc": xgc}), "x")
+    notes = [a.text for _, a in record.iter_actions() if type(a).__name__ == "Comment"]
+    assert notes[0] == "café € 5\nx"
+    assert "9" * 4000 in notes[1] and notes[1].endswith("junk { }")
+    assert notes[2] == "plain text, not RTF"
+    replay(record)

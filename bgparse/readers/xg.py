@@ -59,7 +59,7 @@ _INFLATE_ERRORS: tuple[type[Exception], ...] = (
     cast("type[Exception]", _inflater.error),
 )
 
-__all__ = ["MAGIC", "RECORD_SIZE", "is_xg", "iter_xg_matches"]
+__all__ = ["MAGIC", "RECORD_SIZE", "XgFileError", "is_xg", "iter_xg_matches", "unpack_archive"]
 
 MAGIC = b"RGMH"
 #: Every record of `temp.xg` has this size, whatever its type.
@@ -86,7 +86,8 @@ _KIND = {
     _FOOTER_MATCH: "match footer",
 }
 
-_VARIATIONS = {0: "Backgammon", 1: "Nackgammon", 2: "Hypergammon", 3: "Longgammon"}
+#: XG's variations by the names the rules know (XG's hypergammon has three checkers a side).
+_VARIATIONS = {0: "Backgammon", 1: "Nackgammon", 2: "Hypergammon3", 3: "Longgammon"}
 #: Start positions (own numbering: point -> checkers) of the variants the replay knows, to
 #: tell a game played from the start from one set up by hand.
 _STARTS = {
@@ -119,8 +120,9 @@ def is_xg(data: bytes) -> bool:
     return data[:4] == MAGIC
 
 
-class _Fatal(Exception):
-    """The file cannot be read at all: becomes one SyntaxRecordError."""
+class XgFileError(ValueError):
+    """An XG file that cannot be read as a whole; `iter_xg_matches` turns it into one
+    `SyntaxRecordError` with the same code and place."""
 
     def __init__(self, code: str, message: str, line: int = 0, column: int = 1) -> None:
         super().__init__(message)
@@ -136,11 +138,13 @@ def _inflate(raw: bytes, limit: int, what: str, offset: int) -> bytes:
     try:
         out = d.decompress(raw, limit + 1)
     except _INFLATE_ERRORS as exc:
-        raise _Fatal("S020", f"{what}: compressed data is damaged ({exc})", 0, offset + 1) from None
+        raise XgFileError(
+            "S020", f"{what}: compressed data is damaged ({exc})", 0, offset + 1
+        ) from None
     if len(out) > limit:
-        raise _Fatal("S020", f"{what}: unpacks to more than {limit:,} bytes", 0, offset + 1)
+        raise XgFileError("S020", f"{what}: unpacks to more than {limit:,} bytes", 0, offset + 1)
     if not d.eof:
-        raise _Fatal("S020", f"{what}: compressed data is cut short", 0, offset + 1)
+        raise XgFileError("S020", f"{what}: compressed data is cut short", 0, offset + 1)
     return out
 
 
@@ -162,41 +166,44 @@ def _wide_string(raw: bytes) -> str:
 
 
 def unpack_archive(data: bytes) -> dict[str, bytes]:
-    """The inner files of an XG file by name, each checked against its CRC (raises `_Fatal`)."""
+    """The inner files of an XG file by (lower-case) name, each checked against its CRC.
+    Raises `XgFileError` (S020) for a file that is cut, damaged or not laid out as XG writes."""
     if len(data) < _HEADER_SIZE:
-        raise _Fatal("S020", f"file is cut short: {len(data):,} bytes, the header alone is 8,232")
+        raise XgFileError(
+            "S020", f"file is cut short: {len(data):,} bytes, the header alone is 8,232"
+        )
     version, header_size, thumb_offset, thumb_size = struct.unpack_from("<IIqI", data, 4)
     if version != 1 or header_size != _HEADER_SIZE:
-        raise _Fatal(
+        raise XgFileError(
             "S020",
             f"unknown header (version {version}, size {header_size}): not a file XG wrote",
             0,
             5,
         )
     if thumb_offset < 0 or thumb_size < 0 or _HEADER_SIZE + thumb_offset + thumb_size > len(data):
-        raise _Fatal("S020", "the thumbnail's size does not fit in the file", 0, 17)
+        raise XgFileError("S020", "the thumbnail's size does not fit in the file", 0, 17)
     start = _HEADER_SIZE + thumb_offset + thumb_size
     if len(data) - start < _TRAILER.size:
-        raise _Fatal("S020", "file is cut short: no archive after the header", 0, start + 1)
+        raise XgFileError("S020", "file is cut short: no archive after the header", 0, start + 1)
     crc, count, _version, index_size, body_size, packed = _TRAILER.unpack_from(
         data, len(data) - _TRAILER.size
     )
     index_at = len(data) - _TRAILER.size - index_size
     body_at = index_at - body_size
     if index_size < 0 or body_size < 0 or body_at != start:
-        raise _Fatal(
+        raise XgFileError(
             "S020",
             "archive sizes do not fit the file (cut short, or bytes added or lost)",
             0,
             len(data) - _TRAILER.size + 1,
         )
     if _inflater.crc32(memoryview(data)[start : len(data) - _TRAILER.size]) != crc:
-        raise _Fatal("S020", "archive CRC check failed: the file is damaged", 0, start + 1)
+        raise XgFileError("S020", "archive CRC check failed: the file is damaged", 0, start + 1)
     index = data[index_at : index_at + index_size]
     if packed:
         index = _inflate(index, _MAX_INDEX_BYTES, "archive index", index_at)
     if count < 1 or count * _ENTRY_SIZE > len(index):
-        raise _Fatal(
+        raise XgFileError(
             "S020",
             f"archive index names {count:,} files but has room for {len(index) // _ENTRY_SIZE}",
             0,
@@ -208,22 +215,24 @@ def unpack_archive(data: bytes) -> dict[str, bytes]:
         name = _short_string(entry[:256], 255)
         size, packed_size, at, file_crc, stored, _level = _ENTRY_TAIL.unpack_from(entry, 512)
         if at < 0 or packed_size < 0 or at + packed_size > body_size or size < 0:
-            raise _Fatal("S020", f"archive entry {name!r} points outside the archive", 0, start + 1)
+            raise XgFileError(
+                "S020", f"archive entry {name!r} points outside the archive", 0, start + 1
+            )
         if size > MAX_INNER_BYTES:
-            raise _Fatal(
+            raise XgFileError(
                 "S020", f"{name!r} is {size:,} bytes; at most {MAX_INNER_BYTES:,} are read"
             )
         raw = data[start + at : start + at + packed_size]
         body = raw if stored else _inflate(raw, size, repr(name), start + at)
         if len(body) != size:
-            raise _Fatal(
+            raise XgFileError(
                 "S020",
                 f"{name!r} unpacks to {len(body):,} bytes, its index says {size:,}",
                 0,
                 start + at + 1,
             )
         if _inflater.crc32(body) != file_crc:
-            raise _Fatal(
+            raise XgFileError(
                 "S020", f"{name!r}: CRC check failed, the file is damaged", 0, start + at + 1
             )
         files[name.lower()] = body
@@ -233,7 +242,9 @@ def unpack_archive(data: bytes) -> dict[str, bytes]:
 # --- comments --------------------------------------------------------------------------------
 
 _RTF_SKIP = re.compile(r"\{\\\*[^{}]*\}|\{\\(?:fonttbl|colortbl|stylesheet)(?:[^{}]|\{[^{}]*\})*\}")
-_RTF_TOKEN = re.compile(r"\\'([0-9a-fA-F]{2})|\\u(-?\d+)\??|\\([a-z]+)(-?\d+)? ?|\\([{}\\])|([{}])")
+_RTF_TOKEN = re.compile(
+    r"\\'([0-9a-fA-F]{2})|\\u(-?\d{1,6})\??|\\([a-z]+)(-?\d+)?[ \0]?|\\([{}\\])|([{}])"
+)
 
 
 def _rtf_text(rtf: str) -> str:
@@ -252,7 +263,10 @@ def _rtf_text(rtf: str) -> str:
 
     if not rtf.lstrip().startswith("{\\rtf"):
         return rtf.strip()
-    text = _RTF_TOKEN.sub(token, _RTF_SKIP.sub("", rtf))
+    # Line breaks in RTF source are not text (only \par and \line are), but they do end a
+    # control word: kept as NULs for the tokens, then dropped.
+    rtf = rtf.replace("\r", "\0").replace("\n", "\0")
+    text = _RTF_TOKEN.sub(token, _RTF_SKIP.sub("", rtf)).replace("\0", "")
     return "\n".join(line.strip() for line in text.split("\n")).strip()
 
 
@@ -349,9 +363,9 @@ class _Reader:
         self.path = path
         body = files.get("temp.xg")
         if body is None:
-            raise _Fatal("S020", "the archive holds no temp.xg: no match in this file")
+            raise XgFileError("S020", "the archive holds no temp.xg: no match in this file")
         if len(body) < RECORD_SIZE:
-            raise _Fatal(
+            raise XgFileError(
                 "S021",
                 f"temp.xg is {len(body):,} bytes, shorter than one {RECORD_SIZE:,}-byte record",
                 1,
@@ -379,7 +393,7 @@ class _Reader:
             )
         first = body[:RECORD_SIZE]
         if first[8] != _HEADER_MATCH or _i32(first, 556) != _MATCH_MAGIC:
-            raise _Fatal("S021", "temp.xg does not start with XG's match header", 1, 9)
+            raise XgFileError("S021", "temp.xg does not start with XG's match header", 1, 9)
         tags, info, players, length, match_comments = self._match_header(first)
         games: list[Game] = []
         actions: list[Action] = []
@@ -705,7 +719,7 @@ def _refuse_position_file(files: dict[str, bytes]) -> None:
     own, opp = _sides(board)
     starts = [tuple(start.get(i, 0) for i in range(26)) for start in _STARTS.values()]
     if not any(own == start and opp == start for start in starts):
-        raise _Fatal(
+        raise XgFileError(
             "S003",
             "this is an eXtreme Gammon position file (.xgp): one position, not a match record",
         )
@@ -718,7 +732,7 @@ def iter_xg_matches(data: bytes, path: str) -> Iterator[MatchRecord]:
         files = unpack_archive(data)
         _refuse_position_file(files)
         record = _Reader(path, files).read()
-    except _Fatal as exc:
+    except XgFileError as exc:
         raise SyntaxRecordError(
             Finding.make(exc.code, exc.message, exc.line, exc.column), path
         ) from None
