@@ -511,3 +511,18 @@ def test_xg_rtf_comments_decode_escapes_and_survive_junk() -> None:
     assert "9" * 4000 in notes[1] and notes[1].endswith("junk { }")
     assert notes[2] == "plain text, not RTF"
     replay(record)
+
+
+def test_xg_automatic_doubles_start_the_game_with_the_cube_they_make() -> None:
+    """XG counts automatic doubles in the game header and leaves the cube at 1 elsewhere."""
+    path = corpus_dir("xg") / "charlot1-charlot2_7p_2025-11-08-2305.xg"
+    data, files, recs = _records(path)
+    last_game = max(i for i, r in enumerate(recs) if r[8] == 1)
+    footer = max(i for i, r in enumerate(recs) if r[8] == 4)
+    struct.pack_into("<i", recs[last_game], 64, 1)
+    struct.pack_into("<i", recs[footer], 28, 6)  # a backgammon resigned at cube 2
+    [record] = iter_records(_pack(data, {**files, "temp.xg": b"".join(map(bytes, recs))}), "x")
+    m = replay(record)
+    assert _errors(m) == []
+    g = m.games[-1]
+    assert (g.cube, g.points, g.end, g.result_type) == (2, 6, "resign", "backgammon")

@@ -422,8 +422,9 @@ class _Reader:
                 if not all(0 <= s <= 1_000_000 for s in score):
                     self.error(f"score {score[0]}-{score[1]} is out of range", recno, 12)
                     score = (0, 0)
-                game, actions, cube = (number, score, recno, _i32(rec, 60)), [], 1
+                game, actions = (number, score, recno, _i32(rec, 60)), []
                 self._start(rec, recno, tags, actions)
+                cube = self._automatic_doubles(rec, recno, actions)
                 self._note(_i32(rec, 56), None, recno, 56, actions)
                 continue
             if kind == _FOOTER_MATCH:
@@ -578,6 +579,21 @@ class _Reader:
             return
         text = "XG start position " + ",".join(str(v) for v in board)
         actions.append(SetPosition((own, opp), None, None, None, None, text, Span(recno, 22)))
+
+    def _automatic_doubles(self, rec: _Buffer, recno: int, actions: list[Action]) -> int:
+        """The cube a game starts with: XG counts a money game's automatic doubles (equal
+        opening dice, from version 26) in the game header and keeps the cube at 1 in its other
+        records, so the game is set up with the cube they make."""
+        count = _i32(rec, 64) if self.version >= 26 else 0
+        if count == 0:
+            return 1
+        if not 0 < count <= 10:
+            self.error(f"{count} automatic doubles is out of range; ignored", recno, 64)
+            return 1
+        cube = 1 << count
+        text = f"XG automatic doubles: {count}, the cube starts at {cube}"
+        actions.append(SetPosition(None, None, cube, -1, None, text, Span(recno, 65)))
+        return cube
 
     def _note(
         self, index: int, side: int | None, recno: int, at: int, actions: list[Action]
