@@ -37,6 +37,7 @@ import pyarrow.ipc
 
 from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.paths import display_path
+from bgparse.rules import Position, PositionError
 from bgparse.store.dataset import Dataset, DatasetError, KnownInputs, Transaction
 from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
@@ -137,8 +138,18 @@ def canonical_match(vm: VerifiedMatch) -> str:
         lines.append(f"game\t{g.turns[0].position_id if g.turns else ''}")
         for t in g.turns:
             lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.position_id}")
-        lines.append(f"result\t{g.final_position_id}\t{g.winner}\t{g.points}")
+        lines.append(f"result\t{_final_board(g)}\t{g.winner}\t{g.points}")
     return "\n".join(lines) + "\n"
+
+
+def _final_board(g: VerifiedGame) -> str:
+    """The board a game ends on, whichever side it is seen from: after a roll not played
+    (a resignation) the replay's view of it depends on where the record writes the result."""
+    try:
+        final = Position.from_position_id(g.final_position_id)
+    except (PositionError, ValueError):
+        return g.final_position_id
+    return min(final.position_id(), final.swap().position_id())
 
 
 def match_uid(vm: VerifiedMatch) -> tuple[bytes, str]:

@@ -106,6 +106,22 @@ def test_match_uid_ignores_where_and_how_a_match_was_written() -> None:
     assert canonical_match(base).startswith("bgparse-match/2\nplayers\tAlice\tBob\nlength\t5\n")
 
 
+def test_match_uid_of_one_match_written_in_other_layouts_and_notations() -> None:
+    """Samples of one match in other layouts: plays written by other paths to the same board
+    (merged steps, repeat counts) and a result written where the replay sees the board, after
+    a roll not played, from the other side. One match, one identity."""
+    from bgparse.ingest import verify_file
+
+    def uid(name: str) -> bytes:
+        path = ROOT / "sample_logs" / "mat" / name
+        [vm] = verify_file(path.read_bytes(), str(path))
+        return match_uid(vm)[0]
+
+    assert uid("hidden_plays.txt") == uid("long_arrow.mat") == uid("star_before_count.txt")
+    assert uid("results_in_rows.txt") == uid("losses_lines.txt")
+    assert uid("results_in_rows.txt") != uid("long_arrow.mat")
+
+
 def task(data: bytes, path: str = "x.json") -> FileTask:
     return FileTask(path, data, hashlib.sha256(data).hexdigest())
 
