@@ -547,3 +547,7 @@ _reg_convert(app)
 from bgparse.cli_data import register as _reg_data  # noqa: E402 - after `app` exists
 
 _reg_data(app)
+
+from bgparse.cli_report import register as _reg_report  # noqa: E402 - after `app` exists
+
+_reg_report(app)

@@ -1,0 +1,236 @@
+"""What `bgparse show` draws: a board from a GNU Position ID (and Match ID), an XGID, or a
+turn of a match record, as text or SVG."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bgparse.findings import Finding, RecordError
+from bgparse.render.board import Board, CubeOwner, board_svg
+from bgparse.rules.diagram import diagram
+from bgparse.rules.ids import IdError, MatchIdState, decode_match_id, decode_xgid
+from bgparse.rules.moves import legal_plays
+from bgparse.rules.position import Position, PositionError
+from bgparse.verified import Turn
+
+__all__ = ["ShowError", "Shown", "from_ids", "from_record", "from_xgid", "resolve"]
+
+
+class ShowError(ValueError):
+    """WHAT names no board bgparse can draw; the message says why in one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A board to draw and what to say beside it: `heading` lines above the board, the
+    `recorded` play and its `verdict`, and for an illegal play the `legal` plays."""
+
+    position: Position
+    board: Board
+    heading: tuple[str, ...] = ()
+    recorded: str | None = None
+    verdict: str | None = None
+    legal: tuple[str, ...] | None = None
+
+    def text(self) -> str:
+        """The heading, the fixed-width diagram and the play: what a terminal shows."""
+        lines = list(self.heading)
+        lines.append(diagram(self.position))
+        if self.recorded is not None:
+            lines.append(f"recorded: {self.recorded or '(no move)'}")
+        if self.verdict:
+            lines.append(self.verdict)
+        if self.legal is not None:
+            lines.append(f"legal plays ({len(self.legal)}):")
+            lines.extend(f"  {p}" for p in self.legal)
+        return "\n".join(lines)
+
+    def svg(self) -> str:
+        return board_svg(self.position, self.board)
+
+
+def _owner(owner: int, mover: int) -> CubeOwner:
+    """A cube owner given as a player (-1 centred) seen from the side on roll."""
+    if owner < 0:
+        return "centre"
+    return "mover" if owner == mover else "opponent"
+
+
+def _cube_line(board: Board) -> str:
+    owner = {"centre": "centred", "mover": "owned by X", "opponent": "owned by O"}
+    return f"cube {board.cube} {owner[board.cube_owner]}"
+
+
+def _state_heading(board: Board) -> str:
+    parts = []
+    if board.match_length is not None:
+        parts.append(
+            "money game" if board.match_length == 0 else f"{board.match_length}-point match"
+        )
+    if board.score is not None and board.match_length:
+        parts.append(f"score X {board.score[0]}, O {board.score[1]}")
+    parts.append(_cube_line(board))
+    if board.dice is not None:
+        parts.append(f"X to play {board.dice[0]}{board.dice[1]}")
+    return "; ".join(parts)
+
+
+def _board_from_match_id(state: MatchIdState, names: tuple[str, str] | None = None) -> Board:
+    me = state.on_roll
+    them = 1 - me
+    return Board(
+        dice=state.dice if state.dice != (0, 0) else None,
+        cube=state.cube,
+        cube_owner=_owner(state.cube_owner, me),
+        score=(state.score[me], state.score[them]),
+        match_length=state.match_length,
+        names=(names[me], names[them]) if names else ("X", "O"),
+    )
+
+
+def from_ids(position_id: str, match_id: str | None = None) -> Shown:
+    """The board of a GNU Position ID, with the dice, cube and score of a Match ID if given."""
+    try:
+        position = Position.from_position_id(position_id.strip())
+    except PositionError as exc:
+        raise ShowError(str(exc)) from None
+    board = Board()
+    if match_id is not None:
+        try:
+            board = _board_from_match_id(decode_match_id(match_id))
+        except IdError as exc:
+            raise ShowError(str(exc)) from None
+    head = f"Position ID {position_id.strip()}" + (f":{match_id.strip()}" if match_id else "")
+    return Shown(position, board, (head, _state_heading(board)))
+
+
+def from_xgid(text: str) -> Shown:
+    """The board of an XGID: the player to move (`turn`) is drawn as X at the bottom."""
+    try:
+        state = decode_xgid(text)
+        position = state.position()
+    except (IdError, PositionError) as exc:
+        raise ShowError(str(exc)) from None
+    defects = position.defects()
+    if defects:
+        raise ShowError(f"XGID {text.strip()!r} is not a valid position: {'; '.join(defects)}")
+    mover_is_x = state.turn == 1
+    owner: CubeOwner = "centre"
+    if state.cube_owner:
+        owner = "mover" if (state.cube_owner == 1) == mover_is_x else "opponent"
+    scores = (state.score_x, state.score_o) if mover_is_x else (state.score_o, state.score_x)
+    board = Board(
+        dice=state.dice if state.dice != (0, 0) else None,
+        cube=state.cube,
+        cube_owner=owner,
+        score=scores,
+        match_length=state.match_length,
+        names=("X", "O") if mover_is_x else ("O", "X"),
+    )
+    return Shown(position, board, (text.strip(), _state_heading(board)))
+
+
+def from_record(path: str | Path, game: int, move: int) -> Shown:
+    """The board before turn `move` (1 = the game's first roll or cube action, counting both
+    sides) of game `game` (as the record numbers its games) of the first match in `path`
+    that has such a game, with the recorded play drawn; for an illegal play the legal plays
+    of that roll are listed."""
+    from bgparse.readers import read_path
+    from bgparse.replay import replay
+
+    try:
+        records = read_path(path)
+    except RecordError as exc:
+        raise ShowError(exc.format().split("\n", 1)[0]) from None
+    except OSError as exc:
+        raise ShowError(f"{path}: {exc.strerror or exc}") from None
+    games_seen: list[int] = []
+    for record in records:
+        match = replay(record)
+        for g in match.games:
+            games_seen.append(g.number)
+            if g.number != game:
+                continue
+            if not 1 <= move <= len(g.turns):
+                raise ShowError(
+                    f"{path}: game {game} has {len(g.turns)} turns (rolls and cube actions), "
+                    f"no turn {move}"
+                )
+            return _turn_shown(str(path), match.players, match.findings, g.turns[move - 1], move)
+    known = ", ".join(str(n) for n in games_seen) or "none"
+    raise ShowError(f"{path}: no game {game} (games: {known})")
+
+
+def _turn_shown(
+    path: str,
+    players: tuple[str, str],
+    findings: tuple[Finding, ...],
+    turn: Turn,
+    move: int,
+) -> Shown:
+    try:
+        position = Position.from_position_id(turn.position_id)
+        state = decode_match_id(turn.match_id)
+    except (PositionError, IdError) as exc:
+        raise ShowError(f"{path}:{turn.line}:{turn.column}: no board to draw: {exc}") from None
+    names = (players[0] or "player 0", players[1] or "player 1")
+    board = _board_from_match_id(state, names)
+    board = replace(
+        board,
+        dice=turn.dice if turn.kind in ("play", "dance", "hidden") else None,
+        play=tuple((s[0], s[1]) for s in turn.steps),
+        title=f"{path} game {turn.game} turn {move}",
+    )
+    mover = names[turn.side]
+    what = {
+        "play": f"{mover} to play {_dice(turn.dice)}",
+        "dance": f"{mover} rolls {_dice(turn.dice)} and cannot move",
+        "hidden": f"{mover} rolls {_dice(turn.dice)} (play not shown)",
+    }.get(turn.kind, f"{mover}: {turn.kind}")
+    heading = (
+        f"{path}:{turn.line}:{turn.column}: game {turn.game}, turn {move}: {what}",
+        f"X = {names[turn.side]} (on roll), O = {names[1 - turn.side]}; " + _state_heading(board),
+    )
+    said = [
+        f"{f.severity}: {f.code} {f.message}"
+        for f in findings
+        if f.game == turn.game and f.turn == turn.ply
+    ]
+    legal = None
+    verdict = "\n".join(said) or None
+    if turn.kind == "play" and turn.legal is False and turn.dice is not None:
+        d1, d2 = turn.dice
+        if 1 <= d1 <= 6 and 1 <= d2 <= 6:
+            legal = tuple(p.notation for p in legal_plays(position, turn.dice))
+    recorded = turn.written if turn.kind == "play" else None
+    return Shown(position, board, heading, recorded, verdict, legal)
+
+
+def _dice(dice: tuple[int, int] | None) -> str:
+    return f"{dice[0]}{dice[1]}" if dice else "?"
+
+
+_POSITION_ID = re.compile(r"^[A-Za-z0-9+/]{14}$")
+_RECORD = re.compile(r"^(?P<path>.+):(?P<game>\d+):(?P<move>\d+)$")
+
+
+def resolve(what: str) -> Shown:
+    """Read WHAT as an XGID, a `FILE:GAME:MOVE` turn of a record, or a GNU Position ID with
+    an optional `:MatchID`, in that order."""
+    text = what.strip()
+    if text.upper().startswith("XGID=") or text.count(":") >= 8:
+        return from_xgid(text)
+    m = _RECORD.match(text)
+    if m and Path(m.group("path")).is_file():
+        return from_record(m.group("path"), int(m.group("game")), int(m.group("move")))
+    head, sep, tail = text.partition(":")
+    if _POSITION_ID.match(head):
+        return from_ids(head, tail if sep else None)
+    if m:
+        raise ShowError(f"{m.group('path')}: no such file")
+    raise ShowError(
+        f"cannot read {what!r}: give a GNU Position ID (optionally :MatchID), an XGID, "
+        "or FILE:GAME:MOVE"
+    )
