@@ -54,12 +54,29 @@ DataOption = Annotated[
     typer.Option("--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")]
+WideOption = Annotated[
+    bool,
+    typer.Option(
+        "--wide", help="on a terminal, every column (default: rate [lo, hi] in one column)"
+    ),
+]
 _DEFAULT_DATA = Path("bgdata")
 
 
-def _stdout() -> Console:
-    # Off a terminal, no wrapping: a table piped to a file keeps one line per row.
-    return Console(width=None if sys.stdout.isatty() else 1000, soft_wrap=True)
+def _is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def _stdout(wide: bool = False) -> Console:
+    # Off a terminal (or --wide), no wrapping: a table piped to a file keeps one line per row.
+    # On one, the table is drawn to the screen's width (soft wrap would overrun it by one).
+    screen = _is_terminal() and not wide
+    return Console(width=None if screen else 1000, soft_wrap=not screen)
+
+
+def _fold(wide: bool) -> bool:
+    """Fold intervals into their rate's column: only for a person at a terminal."""
+    return _is_terminal() and not wide
 
 
 def _fail(message: str, code: int = 2) -> typer.Exit:
@@ -320,6 +337,7 @@ def query_command(
             "--param", "-p", help="a value for ? or $1, $2... in the SQL, in order (repeatable)"
         ),
     ] = None,
+    wide: WideOption = False,
 ) -> None:
     """Run SQL over the dataset: views matches, games, turns, cube_actions, findings, imports,
     and the bg_* macros of pipelines/ (see 'bgparse stats --list')."""
@@ -331,7 +349,7 @@ def query_command(
         result = run(con, sql, [_param_value(p) for p in param or []])
     except (DatasetError, QueryError) as exc:
         raise _fail(str(exc)) from None
-    print_result(result, fmt.value, _stdout())
+    print_result(result, fmt.value, _stdout(wide), fold=_fold(wide))
 
 
 def _list_statistics() -> None:
@@ -342,7 +360,7 @@ def _list_statistics() -> None:
     table.add_column("description", overflow="fold")
     for s in STATISTICS.values():
         opts = " ".join(f"{p.option}" for p in s.params)
-        table.add_row(s.name, s.needs, opts, s.description)
+        table.add_row(*(Text(cell) for cell in (s.name, s.needs, opts, s.description)))
     _stdout().print(table)
 
 
@@ -353,6 +371,7 @@ def _stats_command(stat: Statistic) -> Any:
 
         data = values.pop("data")
         fmt: OutputFormat = values.pop("fmt")
+        wide: bool = values.pop("wide")
         try:
             # Options first: a bad one is a usage error whatever the dataset.
             stat.arguments(values)
@@ -361,12 +380,13 @@ def _stats_command(stat: Statistic) -> Any:
         except (DatasetError, QueryError, OptionError) as exc:
             raise _fail(str(exc)) from None
         title = stat.title if fmt is OutputFormat.table else None
-        print_result(result, fmt.value, _stdout(), title=title)
+        print_result(result, fmt.value, _stdout(wide), title=title, fold=_fold(wide))
 
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [
         inspect.Parameter("data", kw, default=_DEFAULT_DATA, annotation=DataOption),
         inspect.Parameter("fmt", kw, default=OutputFormat.table, annotation=FormatOption),
+        inspect.Parameter("wide", kw, default=False, annotation=WideOption),
     ]
     for p in stat.params:
         if p.type is bool:

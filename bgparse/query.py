@@ -20,8 +20,10 @@ from typing import Any, Literal
 
 import duckdb
 import pyarrow as pa
+from rich import box
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from bgparse.findings import CODES
 from bgparse.paths import display_path
@@ -29,7 +31,7 @@ from bgparse.resources import pipelines_dir
 from bgparse.store.dataset import Dataset, DatasetError
 from bgparse.store.schema import PARTITIONED, TABLES, row_schema
 
-__all__ = ["Format", "QueryError", "connect", "print_result", "render", "run"]
+__all__ = ["Format", "QueryError", "connect", "interval_columns", "print_result", "render", "run"]
 
 Format = Literal["table", "csv", "json"]
 
@@ -154,23 +156,105 @@ def _csv_value(value: Any) -> Any:
     return "" if plain is None else plain
 
 
+def interval_columns(names: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """The rate columns that have a confidence interval beside them: {rate: (lo, hi)}. A
+    statistic names an interval `P_lo`, `P_hi` and its rate `P_rate` or `P`."""
+    present = set(names)
+    out: dict[str, tuple[str, str]] = {}
+    for name in names:
+        if not name.endswith("_lo") or f"{name[:-3]}_hi" not in present:
+            continue
+        stem = name[:-3]
+        rate = next((c for c in (f"{stem}_rate", stem) if c in present), None)
+        if rate is not None:
+            out[rate] = (name, f"{stem}_hi")
+    return out
+
+
 def print_result(
-    result: pa.Table, fmt: Format, console: Console, *, title: str | None = None
+    result: pa.Table,
+    fmt: Format,
+    console: Console,
+    *,
+    title: str | None = None,
+    fold: bool = False,
 ) -> None:
     """Print a result to `console` in the chosen format; a table has numbers right-aligned and
-    rates to three decimals."""
+    rates to three decimals. With `fold` (a terminal, not --wide) each rate and its interval
+    share one `rate [lo, hi]` column, so that a table fits the screen. Cell text is shown
+    exactly as stored: never read as console markup."""
     if fmt != "table":
         console.file.write(render(result, fmt))
         return
-    table = Table(title=title, title_justify="left", show_lines=False)
+    table = Table(title=Text(title) if title else None, title_justify="left", show_lines=False)
+    if fold:
+        # A person reads this on a screen: lighter rules and headers that wrap between words.
+        table.box = box.SIMPLE_HEAD
+    names = result.column_names
     numeric = [
         pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
         for t in result.schema.types
     ]
-    for name, right in zip(result.column_names, numeric, strict=True):
-        table.add_column(name, justify="right" if right else "left", overflow="fold")
-    for row in result.to_pylist():
-        table.add_row(*(_cell(v) for v in row.values()))
+    # By position, not by name: a query may return two columns of one name.
+    intervals = interval_columns(names) if fold else {}
+    index = {n: i for i, n in enumerate(names)}
+    hidden = {index[c] for pair in intervals.values() for c in pair}
+    shown = [i for i in range(len(names)) if i not in hidden]
+    columns = [result.column(i).to_pylist() for i in range(result.num_columns)]
+    rows: list[list[Text]] = []
+    for r in range(result.num_rows):
+        cells = []
+        for i in shown:
+            text = _cell(columns[i][r])
+            if names[i] in intervals and text:
+                lo, hi = intervals[names[i]]
+                text = f"{text} [{_cell(columns[index[lo]][r])}, {_cell(columns[index[hi]][r])}]"
+            cells.append(Text(text))
+        rows.append(cells)
+    headers = [f"{names[i]} [lo, hi]" if names[i] in intervals else names[i] for i in shown]
+    least = [0] * len(shown)
+    for n, i in enumerate(shown):
+        if fold:
+            # On a screen, headers wrap between words, never inside one.
+            texts = [headers[n].replace("_", " ")] + [str(r[n]) for r in rows]
+            least[n] = max(len(w) for t in texts for w in t.split() or [""])
+            if names[i] in intervals:
+                # "0.512 [0.401, 0.620]" broken over two lines reads as two numbers.
+                least[n] = max([least[n], *(len(str(r[n])) for r in rows)])
+        table.add_column(
+            Text(headers[n].replace("_", " ") if fold else headers[n]),
+            justify="right" if numeric[i] else "left",
+            overflow="fold",
+            no_wrap=fold and names[i] in intervals,
+            min_width=least[n] or None,
+        )
+    for cells in rows:
+        table.add_row(*cells)
+    if fold and 1 + sum(w + 3 for w in least) > console.width:
+        # Too many columns for this screen even folded: one block of `name  value` lines per
+        # row (as psql's expanded display), which fits any width.
+        _print_expanded(console, title, [Text(h) for h in headers], rows)
+        return
     console.print(table)
     if result.num_rows == 0:
+        console.print("(no rows)")
+
+
+def _print_expanded(
+    console: Console,
+    title: str | None,
+    headers: list[Text],
+    rows: list[list[Text]],
+) -> None:
+    if title:
+        console.print(Text(title))
+    for n, cells in enumerate(rows, start=1):
+        console.print(Text(f"-[ row {n} ]" + "-" * 20, style="dim"))
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")
+        for header, cell in zip(headers, cells, strict=True):
+            grid.add_row(header, cell)
+        console.print(grid)
+    if not rows:
         console.print("(no rows)")
