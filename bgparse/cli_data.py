@@ -57,7 +57,8 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="outp
 WideOption = Annotated[
     bool,
     typer.Option(
-        "--wide", help="on a terminal, every column (default: rate [lo, hi] in one column)"
+        "--wide",
+        help="on a terminal, every column (default: each rate and its interval in one column)",
     ),
 ]
 _DEFAULT_DATA = Path("bgdata")
@@ -364,31 +365,54 @@ def _list_statistics() -> None:
     _stdout().print(table)
 
 
+_SubDataOption = Annotated[
+    Path | None,
+    typer.Option("--data", "-d", help=_DATA_HELP + "; also before the name", show_default=False),
+]
+
+
 def _stats_command(stat: Statistic) -> Any:
-    def command(**values: Any) -> None:
+    def command(ctx: typer.Context, **values: Any) -> None:
+        from bgparse.cli_filters import filters_from
         from bgparse.query import QueryError, connect, print_result
         from bgparse.store.dataset import DatasetError
 
-        data = values.pop("data")
+        # --data after the name wins over --data before it (or $BGPARSE_DATA).
+        data = values.pop("data") or (ctx.obj or {}).get("data") or _DEFAULT_DATA
         fmt: OutputFormat = values.pop("fmt")
         wide: bool = values.pop("wide")
+        filters = filters_from(values)
+        # A statistic's own --length is the filter's; the player profile shows the
+        # filtered player's row.
+        if any(p.name == "length" for p in stat.params):
+            values["length"] = filters.length
+        if filters.player is not None and any(p.name == "name" for p in stat.params):
+            values["name"] = values.get("name") or filters.player
         try:
             # Options first: a bad one is a usage error whatever the dataset.
             stat.arguments(values)
-            con = connect(data)
+            con = connect(data, filters)
             result = stat.run(con, values)
         except (DatasetError, QueryError, OptionError) as exc:
             raise _fail(str(exc)) from None
         title = stat.title if fmt is OutputFormat.table else None
+        if title and filters:
+            title += f" ({filters.describe()})"
         print_result(result, fmt.value, _stdout(wide), title=title, fold=_fold(wide))
+
+    from bgparse.cli_filters import FILTER_NAMES, filter_parameters
 
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [
-        inspect.Parameter("data", kw, default=_DEFAULT_DATA, annotation=DataOption),
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
+        inspect.Parameter("data", kw, default=None, annotation=_SubDataOption),
         inspect.Parameter("fmt", kw, default=OutputFormat.table, annotation=FormatOption),
         inspect.Parameter("wide", kw, default=False, annotation=WideOption),
+        *filter_parameters(),
     ]
     for p in stat.params:
+        if p.name in FILTER_NAMES:
+            continue
         if p.type is bool:
             option = typer.Option(f"{p.option}/--no-{p.option[2:]}", help=p.help)
             annotation: Any = Annotated[bool, option]
@@ -414,8 +438,15 @@ def _stats_app() -> typer.Typer:
     def stats(
         ctx: typer.Context,
         list_: Annotated[bool, typer.Option("--list", help="describe every statistic")] = False,
+        data: Annotated[
+            Path | None,
+            typer.Option(
+                "--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False
+            ),
+        ] = None,
     ) -> None:
         """Run a named statistic: bgparse stats NAME [options]."""
+        ctx.obj = {"data": data}
         # Without a NAME the list is what anyone asking would want, --list or not.
         if ctx.invoked_subcommand is None:
             _list_statistics()

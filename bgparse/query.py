@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from bgparse.filters import FILTERED, Filters
 from bgparse.findings import CODES
 from bgparse.paths import display_path
 from bgparse.resources import pipelines_dir
@@ -44,18 +45,24 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def connect(root: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
+def connect(
+    root: str | os.PathLike[str], filters: Filters | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB with views `matches`, `games`, `turns`, `cube_actions`, `findings`,
     `imports` over the dataset at `root`, the table `finding_codes`, and every view and macro
-    of `pipelines/*.sql`. Raises DatasetError when there is no dataset there."""
+    of `pipelines/*.sql`; with `filters`, the match tables hold only the selected matches'
+    rows. Raises DatasetError when there is no dataset there."""
     ds = Dataset(os.path.abspath(root))
     if not ds.exists():
         shown = display_path(root)
         raise DatasetError(f"no dataset at {shown} (run 'bgparse import' first, or give --data)")
     manifest = ds.manifest()
     con = duckdb.connect(":memory:")
+    active = filters if filters else None
     for table in TABLES:
         files = ds.files(table, manifest)
+        # Filtered tables are read under another name; the filter's views take theirs.
+        name = f"bg_all_{table}" if active is not None and table in FILTERED else table
         if files:
             listed = ", ".join(_literal(f.as_posix()) for f in files)
             hive = (
@@ -64,13 +71,13 @@ def connect(root: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
                 else "hive_partitioning = false"
             )
             con.execute(
-                f"CREATE VIEW {table} AS SELECT * FROM read_parquet([{listed}], {hive}, "
+                f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{listed}], {hive}, "
                 "union_by_name = true)"
             )
         else:
             # An empty table of the right types, so that every macro works on a new dataset.
             con.register("_bgparse_empty", row_schema(table).empty_table())
-            con.execute(f"CREATE TABLE {table} AS SELECT * FROM _bgparse_empty")
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM _bgparse_empty")
             con.unregister("_bgparse_empty")
     codes = pa.table(
         {
@@ -82,8 +89,12 @@ def connect(root: str | os.PathLike[str]) -> duckdb.DuckDBPyConnection:
     con.register("_bgparse_codes", codes)
     con.execute("CREATE TABLE finding_codes AS SELECT * FROM _bgparse_codes")
     con.unregister("_bgparse_codes")
+    if active is not None:
+        active.install(con, "bg_all_")
     for path in sorted(pipelines_dir().glob("*.sql")):
         con.execute(path.read_text(encoding="utf-8"))
+    if active is not None:
+        active.install_sides(con)
     return con
 
 
