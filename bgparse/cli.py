@@ -404,8 +404,14 @@ class _Progress:
 def validate(
     paths: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
     format: Annotated[
-        str, typer.Option("--format", "-f", help="text (compiler style) or json (JSON Lines).")
+        str,
+        typer.Option(
+            "--format", "-f", help="text (compiler style), json (JSON Lines) or html (a report)."
+        ),
     ] = "text",
+    html_out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="With --format html: the page to write.")
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="Print errors and warnings only, no notes.")
@@ -433,8 +439,8 @@ def validate(
     """Replay match records through the rules and report every illegal play, cube action and
     score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
     unreadable input."""
-    if format not in ("text", "json"):
-        typer.echo(f"bgparse: --format must be text or json, not {format!r}", err=True)
+    if format not in ("text", "json", "html"):
+        typer.echo(f"bgparse: --format must be text, json or html, not {format!r}", err=True)
         raise typer.Exit(2)
     try:
         overrides = _rule_overrides(
@@ -444,6 +450,10 @@ def validate(
         typer.echo(f"bgparse: {exc}", err=True)
         raise typer.Exit(2) from None
     files = check_paths(paths)
+    if format == "html":
+        from bgparse.cli_report import validate_html
+
+        raise typer.Exit(validate_html(files, overrides, strict=strict, out=html_out))
     import gc
 
     from bgparse.readers import iter_records

@@ -6,7 +6,7 @@ from __future__ import annotations
 import enum
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -63,3 +63,43 @@ def show_command(
 def register(app: typer.Typer) -> None:
     """Add `show` and `report` to the bgparse command-line app."""
     app.command("show")(show_command)
+
+
+def validate_html(
+    files: list[Path], overrides: dict[str, Any], *, strict: bool, out: Path | None
+) -> int:
+    """`bgparse validate --format html`: the validation report of `files`, written to `out`
+    (stdout without it), and the exit code `validate` gives."""
+    import gc
+
+    from bgparse.cli import iter_blobs
+    from bgparse.findings import RecordError
+    from bgparse.readers import iter_records
+    from bgparse.render.validation import ValidationReport
+    from bgparse.replay import replay
+
+    gc.set_threshold(50_000, 20, 20)
+    report = ValidationReport(strict=strict)
+    rules = overrides or None
+    for path, data, refused in iter_blobs(files):
+        try:
+            if refused is not None:
+                raise refused
+            for rec in iter_records(data, path):
+                match = replay(rec, rules, keep_turns=False)
+                report.add_match(match, data, lambda rec=rec: replay(rec, rules))  # type: ignore[misc]
+            report.end_file()
+        except RecordError as exc:
+            report.add_unreadable(exc)
+    page = report.render()
+    _write(page, out)
+    totals = report.summary()
+    line = (
+        f"{totals['files']} file(s), {totals['matches']} match(es): {totals['errors']} error(s), "
+        f"{totals['warnings']} warning(s), {totals['unreadable']} unreadable"
+        + (f"; report written to {out}" if out is not None else "")
+    )
+    typer.echo(line, err=out is None)
+    if totals["unreadable"]:
+        return 2
+    return 1 if totals["error_matches"] else 0

@@ -15,7 +15,7 @@ from bgparse.rules.moves import legal_plays
 from bgparse.rules.position import Position, PositionError
 from bgparse.verified import Turn
 
-__all__ = ["ShowError", "Shown", "from_ids", "from_record", "from_xgid", "resolve"]
+__all__ = ["ShowError", "Shown", "from_ids", "from_record", "from_xgid", "resolve", "turn_shown"]
 
 
 class ShowError(ValueError):
@@ -158,18 +158,21 @@ def from_record(path: str | Path, game: int, move: int) -> Shown:
                     f"{path}: game {game} has {len(g.turns)} turns (rolls and cube actions), "
                     f"no turn {move}"
                 )
-            return _turn_shown(str(path), match.players, match.findings, g.turns[move - 1], move)
+            return turn_shown(str(path), match.players, match.findings, g.turns[move - 1], move)
     known = ", ".join(str(n) for n in games_seen) or "none"
     raise ShowError(f"{path}: no game {game} (games: {known})")
 
 
-def _turn_shown(
+def turn_shown(
     path: str,
     players: tuple[str, str],
     findings: tuple[Finding, ...],
     turn: Turn,
     move: int,
 ) -> Shown:
+    """The board before `turn` (the game's turn number `move`, from 1) with its play drawn,
+    the findings at that turn, and for an illegal play the legal plays. Raises ShowError
+    when the turn's IDs do not decode (a record that set up an impossible board)."""
     try:
         position = Position.from_position_id(turn.position_id)
         state = decode_match_id(turn.match_id)

@@ -1,0 +1,255 @@
+"""The validation report: one self-contained HTML page of what `bgparse validate` found in a
+batch of records, for tournament directors. Boards are drawn only at findings, so that a
+thousand clean matches cost a few lines each."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from markupsafe import Markup
+
+from bgparse import __version__
+from bgparse.findings import CODES, Finding, RecordError, Severity
+from bgparse.render.html import environment
+from bgparse.render.show import ShowError, turn_shown
+from bgparse.verified import VerifiedMatch
+
+__all__ = ["FileView", "FindingView", "MatchView", "ValidationReport"]
+
+#: Finding codes drawn with a board: checker play, cube, results and scores.
+_BOARD_GROUPS = ("P", "C", "R")
+
+
+@dataclass(frozen=True, slots=True)
+class FindingView:
+    code: str
+    severity: str
+    message: str
+    line: int
+    column: int
+    source_line: str | None
+    game: int | None
+    board: Markup | None = None
+    recorded: str | None = None
+    legal: tuple[str, ...] | None = None
+    show: str | None = None  # the `bgparse show` argument for this turn
+
+    @property
+    def before(self) -> str:
+        """The source line up to the marked column (1-based; a tab is one column)."""
+        src = (self.source_line or "").rstrip("\r\n").expandtabs(1)
+        return src[: max(self.column - 1, 0)]
+
+    @property
+    def marked(self) -> str:
+        src = (self.source_line or "").rstrip("\r\n").expandtabs(1)
+        return src[max(self.column - 1, 0) : self.column] or " "
+
+    @property
+    def after(self) -> str:
+        src = (self.source_line or "").rstrip("\r\n").expandtabs(1)
+        return src[self.column :]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchView:
+    path: str
+    index: int
+    players: tuple[str, str]
+    event: str | None
+    length: int
+    final_score: tuple[int, int]
+    winner: int | None
+    games: tuple[tuple[int, tuple[int, int]], ...]  # (game number, score after it)
+    findings: tuple[FindingView, ...]
+    verdict: str  # clean | warnings | errors
+
+    @property
+    def codes(self) -> str:
+        return " ".join(sorted({f.code for f in self.findings}))
+
+
+@dataclass(frozen=True, slots=True)
+class FileView:
+    path: str
+    verdict: str  # clean | warnings | errors | unreadable
+    matches: tuple[MatchView, ...] = ()
+    reason: str | None = None
+
+
+def _verdict(severities: list[str]) -> str:
+    if "error" in severities:
+        return "errors"
+    return "warnings" if "warning" in severities else "clean"
+
+
+@dataclass
+class ValidationReport:
+    """Collects what a validation run found, file by file, then renders the page.
+
+    `strict` reports warnings as errors, as `validate --strict` does."""
+
+    strict: bool = False
+    files: list[FileView] = field(default_factory=list)
+    codes: Counter[tuple[str, str]] = field(default_factory=Counter)
+    _pending: list[MatchView] = field(default_factory=list)
+    _pending_path: str | None = None
+
+    def _severity(self, f: Finding) -> str:
+        if self.strict and f.severity is Severity.WARNING:
+            return "error"
+        return str(f.severity)
+
+    def add_match(
+        self, match: VerifiedMatch, data: bytes, with_turns: Callable[[], VerifiedMatch]
+    ) -> None:
+        """One replayed match of the current file. `with_turns` replays it again keeping
+        its turns; it is called only when a finding needs a board."""
+        if self._pending_path not in (None, match.path):
+            self.end_file()
+        self._pending_path = match.path
+        lines: list[str] | None = None
+        needs_board = any(self._wants_board(f) for f in match.findings)
+        full = with_turns() if needs_board else None
+        views = []
+        for f in match.findings:
+            source = f.source_line
+            if source is None and f.line > 0:
+                if lines is None:
+                    from bgparse.readers.decode import decode_bytes
+
+                    lines = decode_bytes(data).text.split("\n")
+                if f.line <= len(lines):
+                    source = lines[f.line - 1]
+            severity = self._severity(f)
+            self.codes[(f.code, severity)] += 1
+            view = FindingView(f.code, severity, f.message, f.line, f.column, source, f.game)
+            if full is not None and self._wants_board(f):
+                view = self._with_board(view, f, full)
+            views.append(view)
+        games = []
+        for g in match.games:
+            after = list(g.score_before)
+            if g.winner is not None:
+                after[g.winner] += g.points
+            games.append((g.number, (after[0], after[1])))
+        self._pending.append(
+            MatchView(
+                path=match.path,
+                index=match.index,
+                players=match.players,
+                event=match.info.event,
+                length=match.length,
+                final_score=match.final_score,
+                winner=match.winner,
+                games=tuple(games),
+                findings=tuple(views),
+                verdict=_verdict([v.severity for v in views]),
+            )
+        )
+
+    @staticmethod
+    def _wants_board(f: Finding) -> bool:
+        return (
+            f.code.startswith(_BOARD_GROUPS)
+            and f.severity is not Severity.INFO
+            and f.game is not None
+            and f.turn is not None
+        )
+
+    def _with_board(self, view: FindingView, f: Finding, match: VerifiedMatch) -> FindingView:
+        game = next((g for g in match.games if g.number == f.game), None)
+        if game is None or f.turn is None or not game.turns:
+            return view
+        # A score finding comes after the game's last turn: show the board it ended on.
+        index = min(f.turn, len(game.turns) - 1)
+        turn = game.turns[index]
+        try:
+            shown = turn_shown(match.path, match.players, (), turn, index + 1)
+        except ShowError:
+            return view
+        from dataclasses import replace
+
+        return replace(
+            view,
+            board=Markup(shown.svg()),
+            recorded=shown.recorded if index == f.turn else None,
+            legal=shown.legal if index == f.turn else None,
+            show=f"{match.path}:{game.number}:{index + 1}",
+        )
+
+    def end_file(self) -> None:
+        if self._pending_path is None:
+            return
+        severities = [f.severity for m in self._pending for f in m.findings]
+        verdict = _verdict(severities)
+        self.files.append(FileView(self._pending_path, verdict, tuple(self._pending)))
+        self._pending = []
+        self._pending_path = None
+
+    def add_unreadable(self, exc: RecordError) -> None:
+        """An input that could not be read at all: its one finding says why."""
+        self.end_file()
+        self.codes[(exc.finding.code, "error")] += 1
+        self.files.append(
+            FileView(exc.path, "unreadable", reason=f"{exc.finding.code} {exc.finding.message}")
+        )
+
+    def summary(self) -> dict[str, int]:
+        """Counts for the command's closing line: files, matches, findings by severity,
+        unreadable inputs, and matches with an error."""
+        self.end_file()
+        severities = Counter[str]()
+        for (_, severity), n in self.codes.items():
+            severities[severity] += n
+        unreadable = sum(1 for f in self.files if f.verdict == "unreadable")
+        return {
+            "files": len(self.files),
+            "matches": sum(len(f.matches) for f in self.files),
+            "errors": severities["error"] - unreadable,
+            "warnings": severities["warning"],
+            "unreadable": unreadable,
+            "error_matches": sum(1 for f in self.files for m in f.matches if m.verdict == "errors"),
+        }
+
+    def render(self, title: str = "bgparse validation report") -> str:
+        self.end_file()
+        verdicts = Counter(f.verdict for f in self.files)
+        matches = sum(len(f.matches) for f in self.files)
+        by_code = [
+            {
+                "code": code,
+                "severity": severity,
+                "description": CODES.get(code, (None, ""))[1],
+                "count": n,
+            }
+            for (code, severity), n in sorted(
+                self.codes.items(), key=lambda kv: (-_RANK[kv[0][1]], kv[0][0])
+            )
+        ]
+        severity_counts = Counter[str]()
+        for (_, severity), n in self.codes.items():
+            severity_counts[severity] += n
+        return (
+            environment()
+            .get_template("validation.html.j2")
+            .render(
+                title=title,
+                files=self.files,
+                n_matches=matches,
+                verdicts=verdicts,
+                by_code=by_code,
+                severity_counts=severity_counts,
+                unreadable=[f for f in self.files if f.verdict == "unreadable"],
+                # Matches open by default only while the page stays short.
+                open_matches=matches <= 20,
+                version=__version__,
+                generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            )
+        )
+
+
+_RANK = {"error": 2, "warning": 1, "info": 0}

@@ -1,0 +1,122 @@
+"""`bgparse validate --format html`: the validation report's content, offline and escaped."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bgparse.cli import app
+from bgparse.rules import Position, legal_plays
+
+runner = CliRunner()
+
+RECORD = """\
+ 3 point match
+
+ Game 1
+ {a} : 0                      {b} : 0
+  1) 42: 24/18 13/11             41: 6/5* 24/20
+  2) 61: 25/24 22/16             33: 13/10 8/5 6/3 6/3
+                                  Wins 1 point
+"""
+
+
+class Tags(HTMLParser):
+    """Every start tag with its attributes, and whether the document nests properly."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def tags(page: str) -> list[tuple[str, dict[str, str | None]]]:
+    parser = Tags()
+    parser.feed(page)
+    return parser.tags
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "illegal.mat").write_text(RECORD.format(a="Alice", b="Bob"), encoding="utf-8")
+    clean = RECORD.format(a="Carol", b="<script>alert(1)</script>").replace(
+        "42: 24/18 13/11", "42: 24/20 24/22"
+    )
+    (d / "clean.mat").write_text(clean, encoding="utf-8")
+    return d
+
+
+def test_report_of_an_illegal_play(folder: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = runner.invoke(
+        app, ["validate", str(folder / "illegal.mat"), "--format", "html", "--out", str(out)]
+    )
+    assert result.exit_code == 1
+    assert result.output.startswith(
+        "1 file(s), 1 match(es): 1 error(s), 0 warning(s), 0 unreadable"
+    )
+    page = out.read_text(encoding="utf-8")
+    path = str(folder / "illegal.mat")
+    assert f"{path}:5:6</span>:" in page
+    assert "P001</b> illegal play 42: 24/18 13/11 [wrong-dice]" in page
+    # The record's line with the column marked.
+    assert '<pre class="src">  1) <mark>4</mark>2: 24/18 13/11' in page
+    # One board, at the finding, and the legal plays of 42 from the start.
+    all_tags = tags(page)
+    boards = [a for t, a in all_tags if t == "svg" and a.get("class") == "bg-board"]
+    assert len(boards) == 1
+    n = len(legal_plays(Position.initial(), (4, 2)))
+    assert f"{n} legal plays</summary>" in page
+    assert "Score after each game: 1: 0-1." in page
+
+
+def test_clean_matches_have_no_boards_and_names_are_escaped(folder: Path) -> None:
+    result = runner.invoke(app, ["validate", str(folder / "clean.mat"), "--format", "html"])
+    assert result.exit_code == 0
+    page = result.stdout
+    assert "bg-board" not in page
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "1 file(s), 1 match(es): 0 error(s)" in result.stderr
+
+
+def test_report_is_self_contained(folder: Path) -> None:
+    result = runner.invoke(app, ["validate", str(folder), "--format", "html"])
+    page = result.stdout
+    for tag, attrs in tags(page):
+        assert "src" not in attrs, (tag, attrs)
+        if tag == "link":
+            assert attrs.get("href", "").startswith("data:")
+        if tag == "a":
+            assert not (attrs.get("href") or "").startswith(("http:", "https:", "//"))
+    # The only URL is the SVG namespace, which is a name, not a request.
+    urls = set(re.findall(r"https?://[^\s\"'<>)]+", page))
+    assert urls <= {"http://www.w3.org/2000/svg"}
+    assert "@import" not in page and "url(" not in page
+
+
+def test_summary_lists_verdicts_and_unreadable_inputs(folder: Path, tmp_path: Path) -> None:
+    (folder / "junk.mat").write_bytes(b"\x00\x01binary\x00" * 20)
+    out = tmp_path / "r.html"
+    result = runner.invoke(app, ["validate", str(folder), "--format", "html", "-o", str(out)])
+    assert result.exit_code == 2
+    page = out.read_text(encoding="utf-8")
+    assert "<b>3</b> files" in page and "<b>2</b> matches" in page
+    for verdict, n in (("clean", 1), ("errors", 1), ("unreadable", 1)):
+        assert f'<div class="card verdict-{verdict}"><b>{n}</b> {verdict}</div>' in page
+    assert "<h3>Unreadable inputs</h3>" in page
+    assert "S002" in page
+
+
+def test_bad_format_is_a_usage_error(folder: Path) -> None:
+    result = runner.invoke(app, ["validate", str(folder), "--format", "pdf"])
+    assert result.exit_code == 2
+    assert "text, json or html" in result.output
