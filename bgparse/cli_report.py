@@ -60,11 +60,6 @@ def show_command(
     _write(shown.svg() if fmt is BoardFormat.svg else shown.text(), out)
 
 
-def register(app: typer.Typer) -> None:
-    """Add `show` and `report` to the bgparse command-line app."""
-    app.command("show")(show_command)
-
-
 def validate_html(
     files: list[Path], overrides: dict[str, Any], *, strict: bool, out: Path | None
 ) -> int:
@@ -103,3 +98,62 @@ def validate_html(
     if totals["unreadable"]:
         return 2
     return 1 if totals["error_matches"] else 0
+
+
+_OutOption = Annotated[Path, typer.Option("--out", "-o", help="the HTML page to write")]
+_DataOption = Annotated[
+    Path,
+    typer.Option(
+        "--data",
+        "-d",
+        envvar="BGPARSE_DATA",
+        help="dataset folder (default ./bgdata, or $BGPARSE_DATA)",
+        show_default=False,
+    ),
+]
+_TitleOption = Annotated[str | None, typer.Option("--title", help="the page's title")]
+
+
+def report_command(**values: Any) -> None:
+    """Write the analysis report: one self-contained HTML page with a chart and a table for
+    each statistic of the dataset (narrowed by the filters)."""
+    from bgparse.cli_filters import filters_from
+    from bgparse.query import QueryError, connect
+    from bgparse.render.analysis import analysis_report
+    from bgparse.store.dataset import DatasetError
+
+    out: Path = values.pop("out")
+    data: Path = values.pop("data")
+    title: str | None = values.pop("title")
+    chosen = filters_from(values)
+    try:
+        con = connect(data, chosen)
+        page = analysis_report(con, chosen, title=title)
+    except (DatasetError, QueryError) as exc:
+        raise _fail(str(exc)) from None
+    _write(page, out)
+    typer.echo(f"report written to {out}")
+
+
+def _report_signature() -> None:
+    # Built like the statistics' commands: typer reads the options from the signature.
+    import inspect
+
+    from bgparse.cli_filters import filter_parameters
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [
+        inspect.Parameter("out", kw, annotation=_OutOption),
+        inspect.Parameter("data", kw, default=Path("bgdata"), annotation=_DataOption),
+        inspect.Parameter("title", kw, default=None, annotation=_TitleOption),
+        *filter_parameters(),
+    ]
+    report_command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    report_command.__annotations__ = {p.name: p.annotation for p in params}
+
+
+def register(app: typer.Typer) -> None:
+    """Add `show` and `report` to the bgparse command-line app."""
+    app.command("show")(show_command)
+    _report_signature()
+    app.command("report")(report_command)

@@ -32,7 +32,16 @@ from bgparse.resources import pipelines_dir
 from bgparse.store.dataset import Dataset, DatasetError
 from bgparse.store.schema import PARTITIONED, TABLES, row_schema
 
-__all__ = ["Format", "QueryError", "connect", "interval_columns", "print_result", "render", "run"]
+__all__ = [
+    "Format",
+    "QueryError",
+    "cell_text",
+    "connect",
+    "interval_columns",
+    "print_result",
+    "render",
+    "run",
+]
 
 Format = Literal["table", "csv", "json"]
 
@@ -135,7 +144,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """A value as a table shows it: rates to three decimals, nothing for NULL."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -216,10 +226,11 @@ def print_result(
     for r in range(result.num_rows):
         cells = []
         for i in shown:
-            text = _cell(columns[i][r])
+            text = cell_text(columns[i][r])
             if names[i] in intervals and text:
                 lo, hi = intervals[names[i]]
-                text = f"{text} [{_cell(columns[index[lo]][r])}, {_cell(columns[index[hi]][r])}]"
+                low, high = cell_text(columns[index[lo]][r]), cell_text(columns[index[hi]][r])
+                text = f"{text} [{low}, {high}]"
             cells.append(Text(text))
         rows.append(cells)
     headers = [f"{names[i]} [lo, hi]" if names[i] in intervals else names[i] for i in shown]

@@ -1,0 +1,303 @@
+"""The analysis report: one self-contained HTML page with a chart and a table per statistic,
+for players and analysts. Tables show each statistic's columns as the query returns them,
+so a statistic whose definition changes still reports in full; a chart is drawn where its
+columns are there."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+from markupsafe import Markup
+
+from bgparse import __version__
+from bgparse.filters import Filters
+from bgparse.query import cell_text, run
+from bgparse.render import charts
+from bgparse.render.html import environment
+from bgparse.stats import STATISTICS
+
+__all__ = ["SECTIONS", "Section", "analysis_report"]
+
+Rows = list[dict[str, Any]]
+_CI = "Bars are Wilson 95% confidence intervals: where the true rate lies, 19 times in 20."
+
+
+def _where(rows: Rows, column: str, value: Any) -> Rows:
+    """The rows whose `column` is `value`, or all rows where there is no such column."""
+    if rows and column in rows[0]:
+        return [r for r in rows if r[column] == value]
+    return rows
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    """One statistic of the report: its name in STATISTICS, the column that counts its
+    sample, a chart (None: table only) and what the chart shows."""
+
+    statistic: str
+    sample: str | None
+    chart: Callable[[Rows], str | None] | None
+    caption: str
+    max_rows: int = 200
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(
+        "opening-rolls",
+        "games",
+        lambda rows: charts.intervals(
+            rows,
+            ["roll"],
+            "win_rate",
+            "win_lo",
+            "win_hi",
+            xlabel="opening mover's game win rate",
+            reference=0.5,
+        ),
+        "Win rate of the player who moved first, by opening roll. " + _CI,
+    ),
+    Section(
+        "opening-plays",
+        "games",
+        lambda rows: charts.intervals(
+            sorted(rows, key=lambda r: -(r.get("games") or 0)),
+            ["roll", "play"],
+            "share",
+            "share_lo",
+            "share_hi",
+            xlabel="share of the roll's openings",
+        ),
+        "How often each play was chosen for its roll (the 30 most played). " + _CI,
+    ),
+    Section(
+        "opening-outcomes",
+        "games",
+        lambda rows: charts.intervals(
+            sorted(rows, key=lambda r: -(r.get("games") or 0)),
+            ["roll", "play"],
+            "win_rate",
+            "win_lo",
+            "win_hi",
+            xlabel="opening mover's game win rate",
+            reference=0.5,
+        ),
+        "Game win rate after each opening play (the 30 most played). " + _CI,
+    ),
+    Section(
+        "first-mover",
+        "games",
+        lambda rows: charts.intervals(
+            rows,
+            ["length"],
+            "mover_win_rate",
+            "mover_win_lo",
+            "mover_win_hi",
+            xlabel="opening mover's game win rate",
+            reference=0.5,
+        ),
+        "The first mover's edge by match length ('all' pools them). " + _CI,
+    ),
+    Section(
+        "cube-rates",
+        "doubles",
+        lambda rows: charts.heatmap(
+            _where(rows, "kind", "initial"),
+            "away_taker",
+            "away_doubler",
+            "take_rate",
+            label="take rate",
+        ),
+        "Take rate of initial doubles by away-away score (doubler's away score down, "
+        "taker's across); blank cells had no double.",
+    ),
+    Section(
+        "match-equity",
+        "n",
+        lambda rows: charts.heatmap(
+            _where(rows, "phase", "pre-crawford"),
+            "away_opp",
+            "away_me",
+            "diff",
+            label="empirical minus published",
+            diverging=True,
+        ),
+        "Empirical match winning chances minus the published Kazaross-XG2 table, before "
+        "Crawford (blue: the side won more often than the table says). Small samples "
+        "swing widely: see each cell's interval in the table.",
+    ),
+    Section(
+        "cube-timing",
+        "first_doubles",
+        lambda rows: charts.bars(
+            rows,
+            "move_no",
+            [("share", "share of games")],
+            ylabel="share of games",
+            line=("cumulative_share", "cube turned by then"),
+        ),
+        "The doubler's move number at a game's first double, as a share of all games, "
+        "and the running share of games with the cube turned.",
+    ),
+    Section(
+        "take-outcomes",
+        "takes",
+        lambda rows: charts.intervals(
+            rows,
+            ["cube_offered"],
+            "doubler_win_rate",
+            "doubler_win_lo",
+            "doubler_win_hi",
+            xlabel="doubler's win rate after a take",
+            reference=0.5,
+        ),
+        "After a take, by the cube value offered: how often the doubler won. " + _CI,
+    ),
+    Section(
+        "gammon-by-cube",
+        "games",
+        lambda rows: charts.intervals(
+            rows,
+            ["final_cube"],
+            "gammon_rate",
+            "gammon_lo",
+            "gammon_hi",
+            xlabel="gammon rate of games played out",
+        ),
+        "Gammon rate by the game's final cube value (dropped games left out). " + _CI,
+    ),
+    Section(
+        "gammon-by-score",
+        "games",
+        lambda rows: charts.heatmap(
+            _where(rows, "phase", "pre-crawford"),
+            "away_opp",
+            "away_me",
+            "gammon_win_rate",
+            label="gammons won per game",
+        ),
+        "How often a side won a gammon, by away-away score before Crawford.",
+    ),
+    Section(
+        "race-takes",
+        "doubles",
+        lambda rows: charts.intervals(
+            rows,
+            ["deficit_pct"],
+            "take_rate",
+            "take_lo",
+            "take_hi",
+            xlabel="take rate (bucket: taker's deficit, % of the doubler's pips)",
+        ),
+        "Doubles in pure races, by the taker's pip deficit. " + _CI,
+    ),
+    Section(
+        "dice",
+        "n",
+        lambda rows: charts.bars(
+            [r for r in rows if r.get("roll") != "total"],
+            "roll",
+            [("freq", "observed"), ("expected_freq", "expected")],
+            ylabel="share of rolls",
+        ),
+        "Each roll's share of all rolls beside its expected share (1/36, doubles; 2/36 "
+        "otherwise). The total row's chi-square (20 degrees of freedom) and p-value say "
+        "whether the dice look fair: a p-value under 0.01 would be suspicious.",
+    ),
+    Section("player", "matches", None, "Per player: matches and games won, gammons, cube use."),
+    Section(
+        "findings",
+        "findings",
+        lambda rows: charts.bars(rows, "code", [("findings", "findings")], ylabel="findings"),
+        "What the validation found in the imported matches, by code.",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rendered:
+    name: str
+    title: str
+    description: str
+    caption: str
+    chart: Markup | None
+    columns: list[str]
+    rows: list[list[str]]
+    numeric: list[bool]
+    total_rows: int
+    sample: int | None
+    sample_name: str | None
+    verdict: str | None
+
+
+def _dice_verdict(rows: Rows) -> str | None:
+    total = next((r for r in rows if r.get("roll") == "total"), None)
+    if total is None or total.get("p_value") is None or total.get("chi2") is None:
+        return None
+    p = float(total["p_value"])
+    fair = "consistent with fair dice" if p >= 0.01 else "unlikely with fair dice"
+    return f"χ² = {float(total['chi2']):.2f}, p = {p:.3f}: {fair} (at the 1% level)."
+
+
+def _section(con: duckdb.DuckDBPyConnection, section: Section) -> _Rendered:
+    stat = STATISTICS[section.statistic]
+    table = stat.run(con)
+    rows: Rows = table.to_pylist()
+    chart = section.chart(rows) if section.chart is not None and rows else None
+    import pyarrow as pa
+
+    numeric = [
+        pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+        for t in table.schema.types
+    ]
+    sample = None
+    if section.sample and rows and section.sample in rows[0]:
+        counted = [r for r in rows if r.get("roll") != "total" and r.get("length") != "all"]
+        sample = sum(int(r[section.sample] or 0) for r in counted)
+    return _Rendered(
+        name=stat.name,
+        title=stat.title,
+        description=stat.description,
+        caption=section.caption,
+        chart=Markup(chart) if chart else None,
+        columns=list(table.column_names),
+        rows=[[cell_text(v) for v in r.values()] for r in rows[: section.max_rows]],
+        numeric=numeric,
+        total_rows=len(rows),
+        sample=sample,
+        sample_name=section.sample.replace("_", " ") if section.sample else None,
+        verdict=_dice_verdict(rows) if section.statistic == "dice" else None,
+    )
+
+
+def analysis_report(
+    con: duckdb.DuckDBPyConnection, filters: Filters | None = None, *, title: str | None = None
+) -> str:
+    """The page for the dataset behind `con` (already narrowed by `filters`, which the page
+    names)."""
+    [totals] = run(
+        con,
+        "SELECT count(*) AS matches, coalesce(sum(n_games), 0) AS games, "
+        "count(*) FILTER (WHERE is_valid) AS valid, min(match_date) AS first, "
+        "max(match_date) AS last FROM matches",
+    ).to_pylist()
+    sections = [_section(con, s) for s in SECTIONS if s.statistic in STATISTICS]
+    return (
+        environment()
+        .get_template("analysis.html.j2")
+        .render(
+            title=title or "bgparse analysis report",
+            filters=filters.describe() if filters else "",
+            matches=totals["matches"],
+            games=totals["games"],
+            valid=totals["valid"],
+            first=totals["first"],
+            last=totals["last"],
+            sections=sections,
+            version=__version__,
+            generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        )
+    )
