@@ -164,8 +164,21 @@ class ValidationReport:
         game = next((g for g in match.games if g.number == f.game), None)
         if game is None or f.turn is None or not game.turns:
             return view
-        # A score finding comes after the game's last turn: show the board it ended on.
-        index = min(f.turn, len(game.turns) - 1)
+        # The turn the finding is about is the one at its place in the file; a score finding
+        # comes after the game's last turn and shows the board the game ended on. A finding
+        # with no such turn (a producer's board dump) gets no board rather than a wrong one.
+        # On the finding's line, the last turn that starts at or before its column (a
+        # finding may point inside a play, at one move of it).
+        on_line = [
+            (t.column, i)
+            for i, t in enumerate(game.turns)
+            if t.line == f.line and t.column <= f.column
+        ]
+        index = max(on_line)[1] if on_line else None
+        if index is None and f.code.startswith("R") and f.turn >= len(game.turns):
+            index = len(game.turns) - 1
+        if index is None:
+            return view
         turn = game.turns[index]
         try:
             shown = turn_shown(match.path, match.players, (), turn, index + 1)
@@ -176,8 +189,8 @@ class ValidationReport:
         return replace(
             view,
             board=Markup(shown.svg()),
-            recorded=shown.recorded if index == f.turn else None,
-            legal=shown.legal if index == f.turn else None,
+            recorded=shown.recorded,
+            legal=shown.legal,
             show=f"{match.path}:{game.number}:{index + 1}",
         )
 
@@ -233,12 +246,16 @@ class ValidationReport:
         severity_counts = Counter[str]()
         for (_, severity), n in self.codes.items():
             severity_counts[severity] += n
+        # Matches with errors first, then warnings: what a director reads first.
+        rank = {"errors": 0, "warnings": 1, "clean": 2}
+        ordered = sorted((m for f in self.files for m in f.matches), key=lambda m: rank[m.verdict])
         return (
             environment()
             .get_template("validation.html.j2")
             .render(
                 title=title,
                 files=self.files,
+                matches=ordered,
                 n_matches=matches,
                 verdicts=verdicts,
                 by_code=by_code,

@@ -73,6 +73,13 @@ def test_report_of_an_illegal_play(folder: Path, tmp_path: Path) -> None:
     all_tags = tags(page)
     boards = [a for t, a in all_tags if t == "svg" and a.get("class") == "bg-board"]
     assert len(boards) == 1
+    # It is the board of the finding's turn: Alice's 42 from the start, her play drawn.
+    dice = [a.get("data-value") for t, a in all_tags if a.get("class") == "die"]
+    assert dice == ["4", "2"]
+    arrows = [
+        (a.get("data-from"), a.get("data-to")) for t, a in all_tags if a.get("class") == "arrow"
+    ]
+    assert sorted(arrows) == [("13", "11"), ("24", "18")]
     n = len(legal_plays(Position.initial(), (4, 2)))
     assert f"{n} legal plays</summary>" in page
     assert "Score after each game: 1: 0-1." in page
@@ -120,3 +127,15 @@ def test_bad_format_is_a_usage_error(folder: Path) -> None:
     result = runner.invoke(app, ["validate", str(folder), "--format", "pdf"])
     assert result.exit_code == 2
     assert "text, json or html" in result.output
+
+
+def test_a_finding_without_its_turn_gets_no_board() -> None:
+    # A producer's 'Illegal play' dump has no turn of its own: a board there would be the
+    # next turn's, so the report draws none (the finding and its line still show).
+    from tests.conftest import SAMPLES
+
+    dump = SAMPLES / "mat" / "illegal_play_dump.txt"
+    result = runner.invoke(app, ["validate", str(dump), "--format", "html"])
+    page = result.stdout
+    assert "P009</b>" in page
+    assert "bg-board" not in page
