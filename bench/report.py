@@ -1,0 +1,125 @@
+"""Time the two HTML reports: the analysis report of a large dataset against the import that
+built it, and the validation report of 1,000 files against a plain validation of them.
+
+The inputs are bench/import.py's: the GNU Backgammon corpus (../shared/corpus/gnubg) copied
+until it holds --matches matches, each copy's first player renamed so every match is new.
+
+    python bench/report.py [--matches 10000] [--validate-files 1000] [--workers 1] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import time
+from contextlib import redirect_stderr, redirect_stdout, suppress
+from pathlib import Path
+
+from _common import MB, ROOT, machine, peak_rss_mb, table
+
+DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "gnubg"
+
+
+def _seconds(work: object) -> float:
+    start = time.perf_counter()
+    work()  # type: ignore[operator]
+    return time.perf_counter() - start
+
+
+def _validate(paths: list[str], *extra: str) -> None:
+    """`bgparse validate` as the command runs it, its output thrown away."""
+    from bgparse.cli import app
+
+    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()), suppress(SystemExit):
+        app(["validate", *paths, *extra], standalone_mode=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--validate-files", type=int, default=1_000)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--keep", type=Path, help="build the inputs and dataset here, kept")
+    args = parser.parse_args()
+    if not (args.corpus / "manifest.jsonl").is_file():
+        print(f"skipped: no GNU Backgammon corpus at {args.corpus}")
+        return
+    make_corpus = importlib.import_module("import").make_corpus
+    print(machine())
+    scratch = args.keep or Path(tempfile.mkdtemp(prefix="bgparse-bench-report-"))
+    try:
+        inputs = scratch / "inputs"
+        files, size = make_corpus(args.corpus, inputs, args.matches)
+        print(f"{files:,} matches, {size / MB:.1f} MB in {inputs}\n")
+
+        from bgparse.filters import Filters
+        from bgparse.ingest import ImportOptions, run_import
+        from bgparse.query import connect
+        from bgparse.render.analysis import analysis_report
+
+        data = scratch / "data"
+        shutil.rmtree(data, ignore_errors=True)
+        imported = _seconds(lambda: run_import([inputs], data, ImportOptions(workers=args.workers)))
+        page: list[str] = []
+
+        def analysis() -> None:
+            page.append(analysis_report(connect(data, Filters())))
+
+        first = _seconds(analysis)  # includes importing matplotlib and Jinja2
+        again = _seconds(analysis)
+        out = scratch / "analysis.html"
+        out.write_text(page[-1], encoding="utf-8")
+
+        one = sorted(inputs.rglob("*.mat"))[: args.validate_files]
+        listed = [str(p) for p in one]
+        html = scratch / "validation.html"
+        _validate(listed[:5], "--format", "html", "--out", str(html))  # warm the readers
+        plain = _seconds(lambda: _validate(listed))
+        report = _seconds(lambda: _validate(listed, "--format", "html", "--out", str(html)))
+        print(
+            table(
+                ["what", "seconds", "vs", "share", "page MB"],
+                [
+                    [
+                        f"import {files:,} matches ({args.workers} worker)",
+                        imported,
+                        "",
+                        "",
+                        "",
+                    ],
+                    [
+                        "analysis report, first in the process",
+                        first,
+                        "import",
+                        f"{first / imported:.1%}",
+                        out.stat().st_size / MB,
+                    ],
+                    ["analysis report, again", again, "import", f"{again / imported:.1%}", ""],
+                    [f"validate {len(one):,} files (text)", plain, "", "", ""],
+                    [
+                        f"validate {len(one):,} files --format html",
+                        report,
+                        "text",
+                        f"+{(report - plain) / plain:.1%}",
+                        html.stat().st_size / MB,
+                    ],
+                ],
+            )
+        )
+        print(f"\npeak memory of this process: {peak_rss_mb():.0f} MB")
+        print(f"pages: {out}, {html}" if args.keep else "")
+    finally:
+        if not args.keep:
+            shutil.rmtree(scratch, ignore_errors=True)
+    sys.stdout.flush()
+    os._exit(0)  # the import's worker pool is gone; skip slow interpreter teardown
+
+
+if __name__ == "__main__":
+    main()
