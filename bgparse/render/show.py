@@ -191,7 +191,7 @@ def turn_shown(
         "play": f"{mover} to play {_dice(turn.dice)}",
         "dance": f"{mover} rolls {_dice(turn.dice)} and cannot move",
         "hidden": f"{mover} rolls {_dice(turn.dice)} (play not shown)",
-    }.get(turn.kind, f"{mover}: {turn.kind}")
+    }.get(turn.kind, f"{mover} {_VERBS.get(turn.kind, turn.kind)}")
     heading = (
         f"{path}:{turn.line}:{turn.column}: game {turn.game}, turn {move}: {what}",
         f"X = {names[turn.side]} (on roll), O = {names[1 - turn.side]}; " + _state_heading(board),
@@ -209,6 +209,15 @@ def turn_shown(
             legal = tuple(p.notation for p in legal_plays(position, turn.dice))
     recorded = turn.written if turn.kind == "play" else None
     return Shown(position, board, heading, recorded, verdict, legal)
+
+
+_VERBS = {
+    "double": "doubles",
+    "take": "takes",
+    "drop": "drops",
+    "beaver": "beavers",
+    "raccoon": "raccoons",
+}
 
 
 def _dice(dice: tuple[int, int] | None) -> str:
