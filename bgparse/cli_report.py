@@ -66,6 +66,7 @@ def validate_html(
     """`bgparse validate --format html`: the validation report of `files`, written to `out`
     (stdout without it), and the exit code `validate` gives."""
     import gc
+    from functools import partial
 
     from bgparse.cli import iter_blobs
     from bgparse.findings import RecordError
@@ -82,7 +83,7 @@ def validate_html(
                 raise refused
             for rec in iter_records(data, path):
                 match = replay(rec, rules, keep_turns=False)
-                report.add_match(match, data, lambda rec=rec: replay(rec, rules))  # type: ignore[misc]
+                report.add_match(match, data, partial(replay, rec, rules))
             report.end_file()
         except RecordError as exc:
             report.add_unreadable(exc)
