@@ -45,7 +45,13 @@ from bgparse.events import (
 from bgparse.findings import Finding
 from bgparse.resources import read_grammar
 
-__all__ = ["MAX_MATCH_LENGTH", "has_match_line", "iter_mat_matches", "parse_move_word"]
+__all__ = [
+    "MAX_MATCH_LENGTH",
+    "has_match_line",
+    "info_from_tags",
+    "iter_mat_matches",
+    "parse_move_word",
+]
 
 #: The longest match bgparse accepts (GNU accepts 64; some servers run longer sessions).
 MAX_MATCH_LENGTH = 999
@@ -221,9 +227,11 @@ def _iso_date(value: str) -> str:
     return v
 
 
-def _info_from_tags(
+def info_from_tags(
     tags: list[tuple[str, str]], ratings: tuple[float | None, float | None]
 ) -> MatchInfo:
+    """The typed match information of `.mat` header tags (also of the `.mat` tags an SGF file
+    written by bgparse carries in its `XT` property)."""
     d: dict[str, str] = {}
     for k, v in tags:
         d.setdefault(k.strip().lower(), v.strip())
@@ -682,7 +690,7 @@ class _MatReader:
             length=length,
             games=tuple(games),
             tags=tuple(tags),
-            info=_info_from_tags(tags, ratings),
+            info=info_from_tags(tags, ratings),
             dialect=dialect,
             comments=tuple(comments),
             errors=tuple(errors),

@@ -71,6 +71,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
+from bgparse.carry import MAT_TAG_PREFIX, MAT_TAGS, WRITTEN, split_mat_tag_value
 from bgparse.events import (
     Action,
     Beaver,
@@ -91,6 +92,7 @@ from bgparse.events import (
 )
 from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.readers.decode import decode_bytes, looks_binary
+from bgparse.readers.mat import info_from_tags
 from bgparse.resources import read_grammar
 
 __all__ = ["MAX_SGF_BYTES", "iter_sgf_matches", "looks_like_sgf"]
@@ -118,6 +120,7 @@ _CHARSET = re.compile(rb"CA\s*\[([^\]\\]{1,40})\]")
 _SNIFF = re.compile(
     r"\A\s*\(\s*;\s*(?:[A-Za-z]+\s*(?:\[[^\\\]]*(?:\\[\s\S][^\\\]]*)*\]\s*)+)*?(?:FF|GM)\s*\["
 )
+_COLOURS = ("W", "B")
 _NO_RESULT = frozenset({"", "?", "0", "draw", "void", "d", "jigo"})
 
 
@@ -467,6 +470,10 @@ class _GameReader:
         self.analysis = 0
         self.cube = 1
         self.offered = 0  # value of the pending double or beaver, 0 when none is pending
+        #: Gibbon's `resign:N` waiting for its answer: (side, points, text, span).
+        self.offer: tuple[int, int, str, Span] | None = None
+        #: (winner, points) of a resignation accepted in a move node (Gibbon's `accept`).
+        self.accepted: tuple[int, int] | None = None
 
     def problem(self, message: str, span: Span, severity: Severity | None = None) -> None:
         self.findings.append(
@@ -501,6 +508,7 @@ class _GameReader:
         move: tuple[str, list[Token], list[str]] | None = None
         setup: list[tuple[str, list[Token], list[str]]] = []
         comments: list[tuple[list[Token], list[str]]] = []
+        written: str | None = None
         for prop in node.props:
             name = str(prop[0])
             if name in _ANALYSIS:
@@ -527,12 +535,29 @@ class _GameReader:
                 setup.append((name, prop, values))
             elif name == "C":
                 comments.append((prop, values))
-        if setup:
+            elif name == WRITTEN:
+                written = _value(values[0]).strip()
+        if setup and not (written and move is None and self.hidden(setup, written)):
             self.setup(setup)
         side = self.move(*move) if move is not None else None
         for prop, values in comments:
             text = "\n\n".join(_value(v, text=True) for v in values)
             self.actions.append(Comment(side, text, _span(prop)))
+
+    def hidden(self, setup: list[tuple[str, list[Token], list[str]]], written: str) -> bool:
+        """`;PL[W]DI[33]XW[???]` (bgparse's own `XW`): a roll whose play the record does not
+        show, as written (`33: ???`). Anything else in the node: False, read as a set-up."""
+        props = {name: values for name, _prop, values in setup}
+        if set(props) != {"PL", "DI"} or len(setup) != 2:
+            return False
+        colour = _value(props["PL"][0]).strip()[:1].upper()
+        dice = _value(props["DI"][0]).strip()
+        if colour not in ("W", "B") or not (len(dice) == 2 and dice.isdigit() and dice.isascii()):
+            return False
+        span = _span(setup[0][1])
+        side = 0 if colour == "W" else 1
+        self.actions.append(HiddenPlay(side, (int(dice[0]), int(dice[1])), written, span))
+        return True
 
     def move(self, name: str, prop: list[Token], values: list[str]) -> int:
         side = 0 if name == "W" else 1
@@ -555,6 +580,8 @@ class _GameReader:
         elif word == "drop":
             self.offered = 0
             self.actions.append(Drop(side, span))
+        elif word.startswith("resign:") or word in ("accept", "reject"):
+            self.resignation(side, word, raw, span)
         else:
             m = _ROLL.fullmatch(raw)
             if m is None:
@@ -577,6 +604,31 @@ class _GameReader:
             )
             self.actions.append(Roll(side, dice, moves, span))
         return side
+
+    def resignation(self, side: int, word: str, raw: str, span: Span) -> None:
+        """Gibbon's resignation moves (libgsgf): `resign:N` offers N points (the cube already
+        counted), `accept` or `reject` answers it. An accepted offer is read as GNU reads a
+        resignation: `Resign` at the level of the points over the cube (clamped to 1..3), then
+        the win of those points."""
+        if word.startswith("resign:"):
+            n = _int(word[7:])
+            if n is None or n < 0:
+                self.problem(f"resignation {raw!r}: the points must be a number", span)
+                return
+            self.offer = (side, max(n, 1), raw, span)  # libgsgf reads 0 as 1
+            return
+        offer, self.offer = self.offer, None
+        if offer is None or offer[0] == side:
+            what = "no resignation offered" if offer is None else "the offer is its own"
+            self.problem(f"{raw!r} ignored: {what}", span, Severity.WARNING)
+            return
+        if word == "reject":
+            return
+        offerer, points, text, offer_span = offer
+        level = min(max(points // self.cube, 1), 3)
+        self.actions.append(Resign(offerer, level, text, offer_span))
+        self.actions.append(Win(side, points, False, span))
+        self.accepted = (side, points)
 
     def setup(self, items: list[tuple[str, list[Token], list[str]]]) -> None:
         span = _span(items[0][1])
@@ -670,6 +722,18 @@ class _GameReader:
             return
         winner = 0 if m.group(1).upper() == "W" else 1
         points = int(m.group(2)) if m.group(2) else None
+        if self.accepted is not None:
+            # The game already ended with a resignation accepted in a move node: RE only
+            # repeats it.
+            if (winner, points) != self.accepted:
+                w, p = self.accepted
+                self.problem(
+                    f"{_raw_text(prop)!r} disagrees with the resignation accepted in the game "
+                    f"({_COLOURS[w]}+{p}); the accepted resignation stands",
+                    span,
+                    Severity.WARNING,
+                )
+            return
         resigned = m.group(3).strip()[:1].upper() == "R"
         if resigned:
             level = None
@@ -870,26 +934,54 @@ def _match(
             if isinstance(a, Win):
                 running[a.side] += a.points
     root = first.root
-    tags = [(name, "][".join(_value(v) for v in values)) for name, values in first.root_order]
+    tags: list[tuple[str, str]] = []
+    mat_tags: list[tuple[str, str]] = []
+    for name, values in first.root_order:
+        if name != MAT_TAGS:
+            tags.append((name, "][".join(_value(v) for v in values)))
+            continue
+        for v in values:
+            tag = split_mat_tag_value(v[1:-1] if _closed(v) else v[1:])
+            if tag is None:
+                where = _span(first.root_spans[name])
+                findings.append(
+                    src.finding(
+                        "S011",
+                        f"{name}[{_value(v)}] ignored: a .mat tag must read Key:Value",
+                        where.line,
+                        where.column,
+                        severity=Severity.WARNING,
+                    )
+                )
+                continue
+            mat_tags.append(tag)
+            tags.append((MAT_TAG_PREFIX + tag[0], tag[1]))
     tags.append(("analysis_props", " ".join(analysis)))
     words = {w for h in group for w in h.rules}
     dialect = _dialect(_first(root, "AP"))
     gnu = dialect == "gnubg-sgf"
     variation = next((w for w in _VARIANTS if w in words), "Standard" if gnu else None)
-    info = MatchInfo(
-        site=_first(root, "PC"),
-        event=_first(root, "EV"),
-        round=_first(root, "RO"),
-        event_date=_iso_date(_first(root, "DT")),
-        player1=first.players[0],
-        player2=first.players[1],
-        variation=variation,
-        crawford=True if "Crawford" in words else (False if gnu else None),
-        jacoby=True if "Jacoby" in words else (False if gnu else None),
-        cube_limit=1 if "NoCube" in words else None,
-        ratings=(_rating(_first(root, "WR")), _rating(_first(root, "BR"))),
-    )
-    comment = _first(root, "GC")
+    ratings = (_rating(_first(root, "WR")), _rating(_first(root, "BR")))
+    if mat_tags:
+        # bgparse wrote this from a `.mat` file: its tags say what the match information was.
+        info = info_from_tags(mat_tags, ratings)
+    else:
+        info = MatchInfo(
+            site=_first(root, "PC"),
+            event=_first(root, "EV"),
+            round=_first(root, "RO"),
+            event_date=_iso_date(_first(root, "DT")),
+            player1=first.players[0],
+            player2=first.players[1],
+            variation=variation,
+            crawford=True if "Crawford" in words else (False if gnu else None),
+            jacoby=True if "Jacoby" in words else (False if gnu else None),
+            cube_limit=1 if "NoCube" in words else None,
+            transcriber=_first(root, "AN"),
+            ratings=ratings,
+        )
+    gc = root.get("GC")
+    comment = _value(gc[0], text=True) if gc else None  # its lines are the `.mat` comment lines
     tok = first.tree.open
     record = MatchRecord(
         path=path,

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
+from bgparse.carry import DERIVED_ROOT_PROPS, MAT_TAG_PREFIX, SGF_TAG_PREFIX
 from bgparse.rules import (
     IdError,
     Position,
@@ -32,6 +33,7 @@ from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
 __all__ = [
     "MatStyle",
     "Setup",
+    "derived_mat_tags",
     "game_setups",
     "mat_tags",
     "turn_steps",
@@ -152,11 +154,30 @@ def turn_steps(turn: Turn) -> tuple[tuple[int, int, bool], ...]:
 
 
 def mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
-    """The `; [Tag "Value"]` lines of a match: a `.mat` record's own tags as written; for any
-    other (SGF, generated), GNU's tags from its match information, plus the rule tags a `.mat`
-    file needs to say what SGF's `RU` says (Crawford off, Jacoby, no cube, the variant)."""
+    """The `; [Tag "Value"]` lines of a match: a `.mat` record's own tags as written, and so an
+    SGF record's that bgparse wrote from a `.mat` file (its `XT` property); for any other (SGF,
+    generated), GNU's tags from its match information (`derived_mat_tags`), then each SGF root
+    property that none of those says, as the tag `SGF XX` (`bgparse.carry`)."""
     if match.format == "mat":
         return list(match.tags)
+    carried = [
+        (name[len(MAT_TAG_PREFIX) :], value)
+        for name, value in match.tags
+        if name.startswith(MAT_TAG_PREFIX)
+    ]
+    tags = carried or derived_mat_tags(match)
+    if match.format == "sgf":
+        tags.extend(
+            (SGF_TAG_PREFIX + name, value)
+            for name, value in match.tags
+            if name not in DERIVED_ROOT_PROPS and not name.startswith(MAT_TAG_PREFIX)
+        )
+    return tags
+
+
+def derived_mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
+    """GNU's `.mat` tags from a match's information, plus the rule tags a `.mat` file needs to
+    say what SGF's `RU` says (Crawford off, Jacoby, no cube, the variant)."""
     info = match.info
     tags: list[tuple[str, str]] = []
     date = info.event_date.replace("-", ".") if info.event_date else None
@@ -454,6 +475,9 @@ class _Rows:
             if not steps:
                 if kind == "dance" and style.dance == "cannot-move":
                     return head + " Cannot Move"
+                if kind == "hidden" and turn.written:
+                    # `33: ???` as written: without its marks it would read as a dance.
+                    return head + " " + turn.written
                 return head if style.dance == "empty" else head + " "
             words = _play_words(steps, style)
             # GNU ends a play of fewer than four steps with a blank (its fixed-size move

@@ -15,8 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bgparse import __version__
+from bgparse.carry import (
+    DERIVED_ROOT_PROPS,
+    MAT_TAG_PREFIX,
+    MAT_TAGS,
+    SGF_TAG_PREFIX,
+    WRITTEN,
+    mat_tag_value,
+)
 from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
-from bgparse.writers.mat import Setup, game_setups, turn_steps
+from bgparse.writers.mat import Setup, derived_mat_tags, game_setups, turn_steps
 
 __all__ = ["sgf_point", "write_sgf"]
 
@@ -78,12 +86,16 @@ _INFO_PROPS = ("WR", "BR", "DT", "EV", "RO", "PC", "AN", "GC")
 
 def _match_info(match: VerifiedMatch, comments: Sequence[str]) -> list[str]:
     values: dict[str, str] = {}
+    others: dict[str, str] = {}  # root properties GNU does not write, in the record's order
     if match.format == "sgf":
         # A record read from SGF keeps its root properties as tags: write them back as they
-        # were (the typed MatchInfo does not hold all of them, e.g. AN).
+        # were (the typed MatchInfo does not hold all of them, e.g. AN), and the `.mat` tags
+        # it carries (`XT`).
         for name, value in match.tags:
             if name in _INFO_PROPS:
                 values.setdefault(name, value)
+            elif name not in DERIVED_ROOT_PROPS and not name.startswith(MAT_TAG_PREFIX):
+                others.setdefault(name, value)
     else:
         info = match.info
         for prop, rating in zip(("WR", "BR"), info.ratings, strict=True):
@@ -98,9 +110,47 @@ def _match_info(match: VerifiedMatch, comments: Sequence[str]) -> list[str]:
         ):
             if text is not None:
                 values[prop] = text
+        # A `.mat` file written from SGF holds the root properties no `.mat` tag says as
+        # `SGF XX` tags: they go back as they were.
+        for name, value in match.tags:
+            prop = name[len(SGF_TAG_PREFIX) :]
+            if name.startswith(SGF_TAG_PREFIX) and _is_prop(prop) and prop != "GC":
+                (values if prop in _INFO_PROPS else others)[prop] = value
     if comments:
         values["GC"] = "\n".join(comments)
-    return [f"{prop}[{_escape(values[prop])}]" for prop in _INFO_PROPS if prop in values]
+    out = [f"{prop}[{_escape(values[prop])}]" for prop in _INFO_PROPS if prop in values]
+    out.extend(
+        prop + "".join(f"[{_escape(v)}]" for v in value.split("]["))
+        for prop, value in others.items()
+    )
+    tags = _carried_mat_tags(match)
+    if tags:
+        out.append(MAT_TAGS + "".join(f"[{mat_tag_value(k, v)}]" for k, v in tags))
+    return out
+
+
+def _is_prop(name: str) -> bool:
+    return 1 <= len(name) <= 2 and name.isascii() and name.isalpha() and name.isupper()
+
+
+def _carried_mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
+    """The `.mat` tags the SGF must carry in `XT` to give them back as written: a `.mat`
+    record's, unless they are what a `.mat` file written from this SGF would say anyway (GNU's
+    tags of its information, then `SGF XX` tags); an SGF record's own `XT` tags."""
+    if match.format == "sgf":
+        return [
+            (name[len(MAT_TAG_PREFIX) :], value)
+            for name, value in match.tags
+            if name.startswith(MAT_TAG_PREFIX)
+        ]
+    if match.format != "mat" or not match.tags:
+        return []
+    tags = list(match.tags)
+    plain = [t for t in tags if not t[0].startswith(SGF_TAG_PREFIX)]
+    carried = [t for t in tags if t[0].startswith(SGF_TAG_PREFIX)]
+    if tags == plain + carried and plain == derived_mat_tags(match):
+        return []
+    return tags
 
 
 def _rule_words(match: VerifiedMatch, game: VerifiedGame) -> list[str]:
@@ -170,7 +220,9 @@ def _roll(turn: Turn, colour: str) -> str:
     dice = f"{max(d1, d2)}{min(d1, d2)}"
     steps = turn_steps(turn)
     if turn.kind == "hidden" and not steps:
-        return f"PL[{colour}]DI[{dice}]"
+        # GNU's form of dice rolled and not played; `XW` keeps how the record wrote it.
+        written = f"{WRITTEN}[{_escape(turn.written)}]" if turn.written else ""
+        return f"PL[{colour}]DI[{dice}]{written}"
     letters = "".join(
         sgf_point(src, turn.side) + sgf_point(dst, turn.side) for src, dst, _ in steps
     )

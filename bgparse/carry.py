@@ -1,0 +1,107 @@
+"""What a conversion carries across formats that the other format has no place for: bgparse's own
+SGF properties for `.mat` header tags and plays written as hidden, and the `.mat` tags for SGF
+root properties.
+
+GNU Backgammon's SGF reader reads property names of one or two capital letters only (a longer
+name is a syntax error to it) and ignores a property it does not know, so bgparse's own are two
+letters that neither GNU nor the SGF specification uses:
+
+* `XT` (root of the first game): the `.mat` header tags exactly as written, in order, one value
+  each, `Key:Value` (a `:` or `\\` in the key escaped with `\\`). The SGF reader gives them back
+  as tags named `XT:Key`; the `.mat` writer writes them again as they were.
+* `XW` (a move node): the play exactly as the record wrote it where the move property cannot
+  say it: `;PL[W]DI[33]XW[???]` is a roll whose play is not shown (`33: ???`), which GNU reads
+  as the dice set and nothing played.
+
+The other way, an SGF root property that no `.mat` tag of GNU's stands for (`WR`, `BR`, and
+properties bgparse does not know) goes into the `.mat` file as the tag `SGF XX`, and back.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DERIVED_ROOT_PROPS",
+    "MAT_TAGS",
+    "MAT_TAG_PREFIX",
+    "SGF_TAG_PREFIX",
+    "WRITTEN",
+    "mat_tag_value",
+    "split_mat_tag_value",
+]
+
+#: The SGF root property holding `.mat` header tags.
+MAT_TAGS = "XT"
+#: Its tags, as the SGF reader names them: `XT:Site`.
+MAT_TAG_PREFIX = MAT_TAGS + ":"
+#: The SGF move-node property holding a play as written (`???`).
+WRITTEN = "XW"
+#: The `.mat` tag name prefix of an SGF root property: `; [SGF WR "1612"]`.
+SGF_TAG_PREFIX = "SGF "
+
+#: SGF root properties a `.mat` file says in its own way (the score line, `Wins` lines, GNU's
+#: tags and comment lines) or that belong to the writing program, not to the match: these
+#: need no `SGF XX` tag. `C` is a node comment, a game's event, not the match's.
+DERIVED_ROOT_PROPS = frozenset(
+    {
+        "FF",
+        "GM",
+        "CA",
+        "AP",
+        "MI",
+        "PW",
+        "PB",
+        "RE",
+        "RU",
+        "PC",
+        "EV",
+        "RO",
+        "DT",
+        "AN",
+        "GC",
+        "C",
+        MAT_TAGS,
+        "analysis_props",
+    }
+)
+
+
+def _sgf_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("]", "\\]")
+
+
+def mat_tag_value(key: str, value: str) -> str:
+    """One `XT` value, SGF-escaped, ready to go between brackets."""
+    return _sgf_escape(key).replace(":", "\\:") + ":" + _sgf_escape(value)
+
+
+def split_mat_tag_value(raw: str) -> tuple[str, str] | None:
+    """A raw `XT` value (between the brackets, escapes not yet resolved) as (key, value), or
+    None where it has no unescaped `:`."""
+    key: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            key.append(raw[i + 1])
+            i += 2
+            continue
+        if c == ":":
+            return "".join(key), _sgf_unescape(raw[i + 1 :])
+        key.append(c)
+        i += 1
+    return None
+
+
+def _sgf_unescape(raw: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            if raw[i + 1] != "\n":  # backslash-newline is a soft line break
+                out.append(raw[i + 1])
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
