@@ -32,6 +32,7 @@ from bgparse.events import (
 )
 from bgparse.findings import RecordError, Severity, SyntaxRecordError
 from bgparse.readers.sgf import iter_sgf_matches, looks_like_sgf
+from bgparse.replay import replay
 from bgparse.resources import read_grammar
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -630,3 +631,35 @@ def test_fuzz_mutated_sgf(data: st.DataObject) -> None:
             text = text[:at] + text[other : other + 5] + text[at:]
     check_reads_or_refuses(text)
     check_reads_or_refuses(text.encode("utf-8"))
+
+
+def test_gibbon_resignations() -> None:
+    """Gibbon (libgsgf) writes a resignation as moves: `B[resign:4]` offers 4 points (the cube
+    counted), `W[accept]`/`W[reject]` answers. An accepted offer reads as GNU reads RE[W+4R]:
+    the level is the points over the cube; a rejected one leaves the game going on."""
+    (record,) = sample("gibbon_resignations.sgf")
+    assert codes(record) == []
+    first, second = record.games
+    assert first.actions[-2:] == (
+        Resign(1, 2, "resign:4", first.actions[-2].span),
+        Win(0, 4, False, first.actions[-1].span),
+    )  # RE[W+4R] agrees: not read twice
+    assert of(second.actions, Resign) == [
+        Resign(0, 1, "resign:1", of(second.actions, Resign)[0].span)
+    ]
+    assert of(second.actions, Win)[0].side == 1
+    m = replay(record)
+    assert m.ok
+    assert [(g.winner, g.points, g.end, g.resign_level) for g in m.games] == [
+        (0, 4, "resign", 2),
+        (1, 1, "resign", 1),
+    ]
+    assert m.final_score == (4, 1)
+    # An answer without an offer, and an RE that disagrees: warnings, the moves stand.
+    record = read_one(HEAD + ";W[31hefe];B[accept];B[resign:2];W[accept])")
+    assert codes(record) == ["S011"]
+    record = read_one(HEAD + "RE[B+1R];W[31hefe];B[resign:1];W[accept])")
+    assert codes(record) == ["S011"]
+    assert of(record.games[0].actions, Win) == [
+        Win(0, 1, False, of(record.games[0].actions, Win)[0].span)
+    ]

@@ -219,6 +219,13 @@ def _elo(value: str) -> float | None:
     return float(m.group(1).replace(",", ".")) if m else None
 
 
+def _rating_tag(value: str | None) -> float | None:
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
 def _iso_date(value: str) -> str:
     v = value.strip()
     m = re.match(r"^(\d{4})[.\-/](\d{1,2})[.\-/](\d{1,2})$", v)
@@ -235,6 +242,9 @@ def info_from_tags(
     d: dict[str, str] = {}
     for k, v in tags:
         d.setdefault(k.strip().lower(), v.strip())
+    if ratings == (None, None):
+        # A `.mat` file bgparse wrote from SGF carries GNU's ratings as `SGF WR`/`SGF BR`.
+        ratings = (_rating_tag(d.get("sgf wr")), _rating_tag(d.get("sgf br")))
     cube_limit: int | None = None
     if "cubelimit" in d:
         try:

@@ -1,0 +1,265 @@
+"""`convert` loses nothing a record says: `.mat -> SGF -> .mat` and `SGF -> .mat -> SGF` give back
+the same event record (tags, match information, header comments, hidden plays as written) and
+the same verified match, over every sample file and a slice of each corpus folder; and the SGF
+bgparse writes still reads in GNU Backgammon as the match it is."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bgparse.carry import SGF_TAG_PREFIX, mat_tag_value, split_mat_tag_value
+from bgparse.events import HiddenPlay, MatchRecord
+from bgparse.findings import RecordError
+from bgparse.readers import iter_records, read_path
+from bgparse.replay import replay
+from bgparse.verified import VerifiedMatch
+from bgparse.writers import write_mat, write_sgf
+from tests.conftest import CORPUS, corpus_files
+from tests.test_writers import assert_same
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = sorted(p for p in (ROOT / "sample_logs").rglob("*") if p.is_file())
+
+#: Every 25th file of each corpus folder: each producer and dialect, in a bounded time.
+CORPUS_SLICE = [
+    p
+    for folder in ("gnubg", "gnubg-sample", "gnubg-illegal", "real", "xg")
+    for p in [
+        q
+        for q in sorted((CORPUS / folder).rglob("*"))
+        if (CORPUS / folder).is_dir()
+        if q.is_file() and q.suffix.lower() in (".mat", ".txt", ".sgf")
+    ][::25]
+]
+
+#: SGF root properties that say who wrote the file or how bgparse counted it, not the match.
+_PROVENANCE = {"AP", "CA", "analysis_props"}
+#: Rule fields of the match information: an SGF without `RU` leaves the rules to the reader's
+#: defaults, and the SGF bgparse writes states them (GNU reads a missing RU as no Crawford).
+_RULE_FIELDS = ("variation", "crawford", "jacoby", "beaver", "cube_limit")
+
+
+def convert(record: MatchRecord, to: str) -> list[MatchRecord]:
+    """What `bgparse convert --to TO` writes for the record, read again."""
+    m = replay(record)
+    text = (
+        write_mat(m, comments=record.comments)
+        if to == "mat"
+        else write_sgf(m, comments=record.comments)
+    )
+    return list(iter_records(text.encode("utf-8"), f"converted.{to}"))
+
+
+def round_trip(record: MatchRecord) -> MatchRecord:
+    other = "sgf" if record.format == "mat" else "mat"
+    (middle,) = convert(record, other)
+    (again,) = convert(middle, record.format)
+    return again
+
+
+def hidden_plays(record: MatchRecord) -> list[tuple[int, int, tuple[int, ...], str]]:
+    return [
+        (g.number, a.side, tuple(sorted(a.dice)), a.text)
+        for g in record.games
+        for a in g.actions
+        if isinstance(a, HiddenPlay)
+    ]
+
+
+def header(record: MatchRecord) -> dict[str, Any]:
+    """What a record says of the match besides its games, as the format holds it."""
+    info = dataclasses.asdict(record.info)
+    if record.format == "mat":
+        tags: Any = list(record.tags)
+    else:
+        # Root properties: their order carries no meaning in SGF.
+        # `C` in a root node is the first node's comment, an event of the game: comments inside
+        # games are not carried by the writers (yet).
+        tags = sorted((k, v) for k, v in record.tags if k not in _PROVENANCE | {"RU", "C"})
+        for name in _RULE_FIELDS:
+            info.pop(name)
+    return {
+        "players": record.players,
+        "length": record.length,
+        "tags": tags,
+        "info": info,
+        "comments": record.comments,
+        "scores": [g.score for g in record.games],
+    }
+
+
+def assert_lossless(record: MatchRecord) -> None:
+    again = round_trip(record)
+    before, after = header(record), header(again)
+    if record.format == "mat" and record.info.ratings != (None, None):
+        # Ratings written after the names in the score line (GridGammon) come back as the tags
+        # of GNU's SGF ratings: GNU's score line has names only.
+        after["tags"] = [t for t in after["tags"] if t[0] not in ("SGF WR", "SGF BR")]
+    assert after == before
+    assert hidden_plays(again) == hidden_plays(record)
+    original = replay(record)
+    if original.ok and not _cube_owned_at_one(original):
+        final = replay(again)
+        assert final.rules == original.rules
+        assert_same(_ending_roll_not_played(original), _ending_roll_not_played(final), "sgf")
+
+
+def _cube_owned_at_one(m: VerifiedMatch) -> bool:
+    """A set-up cube of value 1 with an owner (Gibbon's `CO[b]`): XG's `; Set Pos=` line, the
+    only set-up a `.mat` file has, writes a cube of 1 as centred."""
+    return any(t.cube_value == 1 and t.cube_owner != -1 for g in m.games for t in g.turns) or any(
+        g.cube == 1 and g.cube_owner != -1 for g in m.games
+    )
+
+
+def _ending_roll_not_played(m: VerifiedMatch) -> VerifiedMatch:
+    """A game's last roll with nothing played: GNU's `.mat` export writes dice rolled before a
+    resignation and a dance alike (`65:`), and its SGF `PL/DI` or a move without steps."""
+    games = []
+    for g in m.games:
+        turns = list(g.turns)
+        last = turns[-1] if turns else None
+        if last and last.kind in ("hidden", "dance") and not last.steps and not last.written:
+            turns[-1] = last._replace(kind="hidden")
+        games.append(dataclasses.replace(g, turns=tuple(turns)))
+    return dataclasses.replace(m, games=tuple(games))
+
+
+def _records(path: Path) -> list[MatchRecord]:
+    try:
+        return read_path(path)
+    except RecordError:
+        pytest.skip("not a readable match record")
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=[p.relative_to(ROOT).as_posix() for p in SAMPLES])
+def test_every_sample_round_trips_through_the_other_format(path: Path) -> None:
+    for record in _records(path):
+        assert_lossless(record)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize(
+    "path", CORPUS_SLICE, ids=[p.relative_to(CORPUS).as_posix() for p in CORPUS_SLICE]
+)
+def test_corpus_slice_round_trips_through_the_other_format(path: Path) -> None:
+    for record in _records(path):
+        assert_lossless(record)
+
+
+XG_HEADER = """\
+; [Site "eXtreme Gammon"]
+; [Match ID "-41239"]
+; [Player 1 "Anna"]
+; [Player 2 "Bo"]
+; [Player 1 Elo "1612.50/204"]
+; [Player 2 Elo "1540.00/17"]
+; [EventDate "2024.05.06"]
+; [EventTime "19.45"]
+; [Transcriber "Carol: by hand"]
+; [Variation "Backgammon"]
+; [Unrated "On"]
+; [Crawford "On"]
+; [CubeLimit "64"]
+"""
+
+#: A hidden play in mid-game (one string per line: GNU's trailing blanks are layout).
+HIDDEN_MID_GAME = XG_HEADER + "".join(
+    line + "\n"
+    for line in (
+        "",
+        " 3 point match",
+        "",
+        " Game 1",
+        " Anna : 0                       Bo : 0",
+        "  1) 31: 8/5 6/5                 42: 8/4 6/4 ",
+        "  2) 33: ???                     61: 13/7 8/7 ",
+        "  3)  Doubles => 2                Drops",
+        "      Wins 1 point",
+    )
+)
+
+
+def test_every_mat_tag_and_a_hidden_play_survive_mat_to_sgf_to_mat() -> None:
+    [record] = iter_records(HIDDEN_MID_GAME.encode(), "xg.mat")
+    [middle] = convert(record, "sgf")
+    # GNU's own properties say what GNU reads; the rest rides along in XT.
+    assert middle.tag("PC") == "eXtreme Gammon" and middle.tag("DT") == "2024-05-06"
+    assert middle.tag("AN") == "Carol: by hand"
+    assert middle.info == record.info
+    [again] = convert(middle, "mat")
+    assert again.tags == record.tags
+    assert again.info == record.info
+    assert (again.info.match_id, again.info.event_time) == ("-41239", "19.45")
+    assert (again.info.elo1, again.info.unrated, again.info.cube_limit) == (1612.5, True, 64)
+    assert hidden_plays(again) == [(1, 0, (3, 3), "???")]
+    text = write_mat(replay(again))
+    assert "  2) 33: ???" in text  # not `33:`, which reads as a dance
+
+
+def test_sgf_root_properties_survive_sgf_to_mat_to_sgf() -> None:
+    sgf = (
+        "(;FF[4]GM[6]CA[UTF-8]AP[someone:1]MI[length:3][game:0][ws:0][bs:0]PW[Alice]PB[Bob]"
+        "WR[1612 (exp 300)]BR[1580]DT[2024-03-07]EV[Club]RO[Final]PC[Oslo]AN[Carol]"
+        "US[Dave]SO[club book]GC[line one\nline two]RU[Crawford]RE[B+1]\n"
+        ";W[31hefe]\n;B[double]\n;W[drop])\n"
+    )
+    [record] = iter_records(sgf.encode(), "x.sgf")
+    [middle] = convert(record, "mat")
+    assert ("SGF WR", "1612 (exp 300)") in middle.tags and ("SGF US", "Dave") in middle.tags
+    assert middle.comments == ("line one", "line two")
+    [again] = convert(middle, "sgf")
+    assert header(again) == header(record)
+    assert not any(k.startswith("XT") for k, _ in again.tags)  # nothing .mat-only to carry
+
+
+def test_mat_tag_values_escape_and_split() -> None:
+    for key, value in (("Site", "a]b\\c"), ("Odd:Key", "x:y"), ("K", "")):
+        raw = mat_tag_value(key, value)
+        assert split_mat_tag_value(raw) == (key, value)
+    assert split_mat_tag_value("no colon") is None
+    assert SGF_TAG_PREFIX == "SGF "
+
+
+@pytest.mark.oracle
+@pytest.mark.corpus
+def test_gnubg_reads_what_convert_writes_with_carried_tags_and_hidden_plays(
+    tmp_path: Path,
+) -> None:
+    """GNU's SGF lexer takes only one- or two-letter names (`XT`, `XW` must not upset it), and
+    its `.mat` import must take `33: ???` and the tags it does not know."""
+    from tests.test_gnubg_import_oracle import _oracle, _tools
+
+    oracle, _ = _tools()
+    [record] = iter_records(HIDDEN_MID_GAME.encode(), "xg.mat")
+    m = replay(record)
+    files = []
+    for via, text in (("mat", write_mat(m, comments=record.comments)), ("sgf", write_sgf(m))):
+        path = tmp_path / f"carried.{via}"
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
+    [middle] = convert(record, "sgf")
+    path = tmp_path / "from-sgf.mat"
+    path.write_text(write_mat(replay(middle), comments=middle.comments), encoding="utf-8")
+    files.append(path)
+    out = _oracle(oracle, files, False, tmp_path / "o.jsonl")
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 3
+    for row in rows:
+        assert row["ok"] and row["warnings"] == [], row["file"]
+        assert row["players"] == ["Anna", "Bo"] and row["final_score"] == [1, 0]
+        [game] = row["games"]
+        assert (game["winner"], game["points_won"], game["end"]) == (0, 1, "drop")
+
+
+@pytest.mark.corpus
+def test_corpus_slice_is_not_empty_where_the_corpus_is_present() -> None:
+    if not CORPUS.is_dir():
+        pytest.skip("no corpus")
+    assert {p.relative_to(CORPUS).parts[0] for p in CORPUS_SLICE} >= {"gnubg", "real"}
+    assert corpus_files("gnubg", "*.mat")
