@@ -19,12 +19,18 @@ properties bgparse does not know) goes into the `.mat` file as the tag `SGF XX`,
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
+from bgparse.events import Comment, MatchRecord
+from bgparse.verified import VerifiedMatch
+
 __all__ = [
     "DERIVED_ROOT_PROPS",
     "MAT_TAGS",
     "MAT_TAG_PREFIX",
     "SGF_TAG_PREFIX",
     "WRITTEN",
+    "game_comments",
     "mat_tag_value",
     "split_mat_tag_value",
 ]
@@ -105,3 +111,23 @@ def _sgf_unescape(raw: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def game_comments(record: MatchRecord, match: VerifiedMatch) -> dict[int, list[tuple[int, str]]]:
+    """The comments inside each game (SGF `C`, `;` lines between `.mat` rows), for the writers:
+    by the game's index, each as (how many of the game's turns come before it, text). A comment
+    stands after the action it follows in the record, found by that action's place in the file
+    (a turn keeps the line and column of its action)."""
+    out: dict[int, list[tuple[int, str]]] = {}
+    for index, (game, verified) in enumerate(zip(record.games, match.games, strict=False)):
+        if game.number != verified.number:
+            continue
+        places = [(t.line, t.column) for t in verified.turns]
+        after: tuple[int, int] | None = None  # the place of the last action before, if any
+        for action in game.actions:
+            if not isinstance(action, Comment):
+                after = (action.span.line, action.span.column)
+                continue
+            n = 0 if after is None else bisect_right(places, after)
+            out.setdefault(index, []).append((n, action.text))
+    return out

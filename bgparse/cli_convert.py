@@ -83,6 +83,7 @@ def convert(
     if to not in _FORMATS:
         typer.echo(f"bgparse: --to must be mat or sgf, not {to!r}", err=True)
         raise typer.Exit(2)
+    from bgparse.carry import game_comments
     from bgparse.cli import check_paths, iter_blobs
     from bgparse.findings import RecordError
     from bgparse.paths import path_from_display
@@ -111,10 +112,12 @@ def convert(
         for record in records:
             match = replay(record)
             errors += sum(1 for f in match.findings if f.severity.value == "error")
+            # Comments inside games are not in the verified match: placed from the record.
+            notes = game_comments(record, match)
             if to == "mat":
-                parts.append(write_mat(match, comments=record.comments))
+                parts.append(write_mat(match, comments=record.comments, game_comments=notes))
             else:
-                parts.append(write_sgf(match, comments=record.comments))
+                parts.append(write_sgf(match, comments=record.comments, game_comments=notes))
         # Several matches of one file go into one output file, one after the other, as both
         # formats allow.
         text = ("\n" if to == "mat" else "").join(parts)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bgparse.carry import SGF_TAG_PREFIX, mat_tag_value, split_mat_tag_value
+from bgparse.carry import SGF_TAG_PREFIX, game_comments, mat_tag_value, split_mat_tag_value
 from bgparse.events import HiddenPlay, MatchRecord
 from bgparse.findings import RecordError
 from bgparse.readers import iter_records, read_path
@@ -47,10 +47,11 @@ _RULE_FIELDS = ("variation", "crawford", "jacoby", "beaver", "cube_limit")
 def convert(record: MatchRecord, to: str) -> list[MatchRecord]:
     """What `bgparse convert --to TO` writes for the record, read again."""
     m = replay(record)
+    notes = game_comments(record, m)
     text = (
-        write_mat(m, comments=record.comments)
+        write_mat(m, comments=record.comments, game_comments=notes)
         if to == "mat"
-        else write_sgf(m, comments=record.comments)
+        else write_sgf(m, comments=record.comments, game_comments=notes)
     )
     return list(iter_records(text.encode("utf-8"), f"converted.{to}"))
 
@@ -60,6 +61,17 @@ def round_trip(record: MatchRecord) -> MatchRecord:
     (middle,) = convert(record, other)
     (again,) = convert(middle, record.format)
     return again
+
+
+def by_place(notes: dict[int, list[tuple[int, str]]]) -> dict[int, list[tuple[int, str]]]:
+    """Comments at the same place as one text, one line each."""
+    out: dict[int, list[tuple[int, str]]] = {}
+    for game, placed in notes.items():
+        texts: dict[int, list[str]] = {}
+        for n, text in placed:
+            texts.setdefault(n, []).append(text)
+        out[game] = [(n, "\n".join(t)) for n, t in texts.items()]
+    return out
 
 
 def hidden_plays(record: MatchRecord) -> list[tuple[int, int, tuple[int, ...], str]]:
@@ -78,9 +90,7 @@ def header(record: MatchRecord) -> dict[str, Any]:
         tags: Any = list(record.tags)
     else:
         # Root properties: their order carries no meaning in SGF.
-        # `C` in a root node is the first node's comment, an event of the game: comments inside
-        # games are not carried by the writers (yet).
-        tags = sorted((k, v) for k, v in record.tags if k not in _PROVENANCE | {"RU", "C"})
+        tags = sorted((k, v) for k, v in record.tags if k not in _PROVENANCE | {"RU"})
         for name in _RULE_FIELDS:
             info.pop(name)
     return {
@@ -103,6 +113,7 @@ def assert_lossless(record: MatchRecord) -> None:
     assert after == before
     assert hidden_plays(again) == hidden_plays(record)
     original = replay(record)
+    assert game_comments(again, replay(again)) == game_comments(record, original)
     if original.ok and not _cube_owned_at_one(original):
         final = replay(again)
         assert final.rules == original.rules
@@ -185,6 +196,58 @@ HIDDEN_MID_GAME = XG_HEADER + "".join(
 )
 
 
+#: Comment lines inside a game: before the first roll, between rows, after a left cell, after
+#: the result.
+COMMENTED_GAME = "".join(
+    line + "\n"
+    for line in (
+        " 3 point match",
+        "",
+        " Game 1",
+        " Anna : 0                       Bo : 0",
+        "; before the first roll",
+        "  1) 31: 8/5 6/5                 42: 8/4 6/4 ",
+        "; between two rows",
+        "  2) 33: 13/10 13/10 6/3 6/3     ",
+        "; after a left cell",
+        ";",
+        "; and a blank one above",
+        "  3)                             61: 13/7 8/7 ",
+        "  4)  Doubles => 2                Drops",
+        "      Wins 1 point",
+        "; after the game",
+    )
+)
+
+
+def test_comments_inside_games_survive_both_ways() -> None:
+    [record] = iter_records(COMMENTED_GAME.encode(), "commented.mat")
+    m = replay(record)
+    assert m.ok
+    notes = game_comments(record, m)
+    assert notes == {
+        0: [
+            (0, "before the first roll"),
+            (2, "between two rows"),
+            (3, "after a left cell"),
+            (3, ""),
+            (3, "and a blank one above"),
+            (6, "after the game"),
+        ]
+    }
+    [middle] = convert(record, "sgf")
+    sgf = write_sgf(replay(middle), game_comments=game_comments(middle, replay(middle)))
+    assert "RE[W+1]C[before the first roll]" in sgf
+    assert ";W[33mjmjfcfc]C[after a left cell\n\nand a blank one above]" in sgf
+    assert ";B[drop]C[after the game])" in sgf
+    # SGF has one comment per node: the three lines after the left cell are one `C`.
+    assert by_place(game_comments(middle, replay(middle))) == by_place(notes)
+    [again] = convert(middle, "mat")
+    assert game_comments(again, replay(again)) == notes
+    text = write_mat(replay(again), comments=again.comments, game_comments=notes)
+    assert text == COMMENTED_GAME + "\n"  # GNU's layout: a blank line after each game
+
+
 def test_every_mat_tag_and_a_hidden_play_survive_mat_to_sgf_to_mat() -> None:
     [record] = iter_records(HIDDEN_MID_GAME.encode(), "xg.mat")
     [middle] = convert(record, "sgf")
@@ -247,14 +310,35 @@ def test_gnubg_reads_what_convert_writes_with_carried_tags_and_hidden_plays(
     path = tmp_path / "from-sgf.mat"
     path.write_text(write_mat(replay(middle), comments=middle.comments), encoding="utf-8")
     files.append(path)
+    # Comment lines inside a game, and SGF `C` on the root and on move nodes.
+    [commented] = iter_records(COMMENTED_GAME.encode(), "commented.mat")
+    m = replay(commented)
+    notes = game_comments(commented, m)
+    for via, text in (
+        ("mat", write_mat(m, game_comments=notes)),
+        ("sgf", write_sgf(m, game_comments=notes)),
+    ):
+        path = tmp_path / f"commented.{via}"
+        path.write_text(text, encoding="utf-8")
+        files.append(path)
     out = _oracle(oracle, files, False, tmp_path / "o.jsonl")
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert len(rows) == 3
+    assert len(rows) == 5
     for row in rows:
-        assert row["ok"] and row["warnings"] == [], row["file"]
+        # GNU's `.mat` import takes a `;` line inside a game for a move it does not know: one
+        # warning per file, and the same reading.
+        expected = (
+            ['Unrecognised move "; before the first roll" in .mat file.']
+            if row["file"].endswith("commented.mat")
+            else []
+        )
+        assert row["ok"] and row["warnings"] == expected, row["file"]
         assert row["players"] == ["Anna", "Bo"] and row["final_score"] == [1, 0]
         [game] = row["games"]
         assert (game["winner"], game["points_won"], game["end"]) == (0, 1, "drop")
+        # gnubg keeps the hidden play `33: ???` as dice set, not as a move.
+        moves = 4 if "commented" in row["file"] else 3
+        assert (game["n_moves"], game["n_doubles"], game["n_drops"]) == (moves, 1, 1)
 
 
 @pytest.mark.corpus

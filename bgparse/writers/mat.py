@@ -15,7 +15,7 @@ file is the order it was written in; so a GNU export read and written again come
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
@@ -328,10 +328,16 @@ def _after(board: _Boards | None, turn: Turn, checkers: int) -> _Boards | None:
 
 
 def write_mat(
-    match: VerifiedMatch, style: MatStyle = MatStyle(), *, comments: Sequence[str] = ()
+    match: VerifiedMatch,
+    style: MatStyle = MatStyle(),
+    *,
+    comments: Sequence[str] = (),
+    game_comments: Mapping[int, Sequence[tuple[int, str]]] | None = None,
 ) -> str:
     """The match as a `.mat` file in `style` (GNU's export by default). `comments` are the
-    record's free-text header comments (`MatchRecord.comments`), written as `; ` lines."""
+    record's free-text header comments (`MatchRecord.comments`), written as `; ` lines;
+    `game_comments` the comments inside its games (`bgparse.carry.game_comments`), written as
+    `; ` lines after the turn they follow (those after the last turn, after the result)."""
     nl = style.newline
     lead = " " if style.leading_space else ""
     out: list[str] = []
@@ -350,7 +356,8 @@ def write_mat(
         out.append(f"{lead}Game {game.number}")
         out.append(_score_line(match.players, game.score_before, style))
         and_match = style.and_match and i == last and match.winner is not None
-        out.extend(_Rows(style).game(game, and_match, variant))
+        notes = (game_comments or {}).get(i, ())
+        out.extend(_Rows(style).game(game, and_match, variant, notes))
         out.append("")
     return nl.join(out) + nl
 
@@ -430,10 +437,17 @@ class _Rows:
         else:
             self.right(cell, kind)
 
-    def game(self, game: VerifiedGame, and_match: bool, variant: str) -> list[str]:
+    def game(
+        self,
+        game: VerifiedGame,
+        and_match: bool,
+        variant: str,
+        notes: Sequence[tuple[int, str]] = (),
+    ) -> list[str]:
         setups, end = game_setups(game, variant)
         previous = ""
         for i, turn in enumerate(game.turns):
+            self.notes(n for n in notes if n[0] == i)
             kind = turn.kind
             if kind == "take" and previous in ("beaver", "raccoon"):
                 # GNU and JF write no take after a beaver: the next roll implies it.
@@ -449,7 +463,15 @@ class _Rows:
         if game.winner is not None:
             self.result(game.winner, game.points, and_match)
         self.close()
+        self.notes(n for n in notes if n[0] >= len(game.turns))
         return self.lines
+
+    def notes(self, notes: Iterable[tuple[int, str]]) -> None:
+        """Comment lines: a row open on its left cell is closed first (the right cell goes on
+        a row of its own), which reads back to the same actions in the same order."""
+        for _n, text in notes:
+            self.close()
+            self.lines.extend(("; " + line).rstrip() for line in text.split("\n"))
 
     def set_position(self, setup: Setup) -> None:
         """XG's `; Set Pos=<XGID board>/<cube>` line (the only set-up a `.mat` file has): the

@@ -12,7 +12,7 @@ in White's frame: `a` White's 1-point, `y` the bar, `z` off), `;B[63]` for a dan
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from bgparse import __version__
 from bgparse.carry import (
@@ -50,16 +50,31 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def write_sgf(match: VerifiedMatch, *, comments: Sequence[str] = ()) -> str:
+def write_sgf(
+    match: VerifiedMatch,
+    *,
+    comments: Sequence[str] = (),
+    game_comments: Mapping[int, Sequence[tuple[int, str]]] | None = None,
+) -> str:
     """The match as a GNU Backgammon SGF collection. `comments` are the record's header
-    comments (`MatchRecord.comments`), written as the first game's `GC`."""
+    comments (`MatchRecord.comments`), written as the first game's `GC`; `game_comments` the
+    comments inside its games (`bgparse.carry.game_comments`), each a `C` on the node of the
+    turn it follows (the root node's before the first turn)."""
+    notes = game_comments or {}
     trees = [
-        _tree(match, i, game, comments if i == 0 else ()) for i, game in enumerate(match.games)
+        _tree(match, i, game, comments if i == 0 else (), notes.get(i, ()))
+        for i, game in enumerate(match.games)
     ]
     return "".join(t + "\n" for t in trees)
 
 
-def _tree(match: VerifiedMatch, index: int, game: VerifiedGame, comments: Sequence[str]) -> str:
+def _tree(
+    match: VerifiedMatch,
+    index: int,
+    game: VerifiedGame,
+    comments: Sequence[str],
+    notes: Sequence[tuple[int, str]] = (),
+) -> str:
     ws, bs = game.score_before
     root = [
         "(;FF[4]GM[6]CA[UTF-8]",
@@ -76,8 +91,17 @@ def _tree(match: VerifiedMatch, index: int, game: VerifiedGame, comments: Sequen
         resigned = "R" if game.end == "resign" else ""
         root.append(f"RE[{_COLOUR[game.winner]}+{game.points}{resigned}]")
     variant = str(match.rules.get("variant", "standard"))
-    nodes = "".join("\n;" + node for node in _nodes(game, variant))
-    return "".join(root) + nodes + ")"
+    nodes, ends = _nodes(game, variant)
+    said: dict[int, list[str]] = {}  # node index (-1 the root) -> its comments
+    for n, text in notes:
+        said.setdefault(ends[min(n, len(ends)) - 1] - 1 if n > 0 and ends else -1, []).append(text)
+    for at, texts in said.items():
+        comment = f"C[{_escape(chr(10).join(texts))}]"
+        if at < 0:
+            root.append(comment)
+        else:
+            nodes[at] += comment
+    return "".join(root) + "".join("\n;" + node for node in nodes) + ")"
 
 
 #: Root properties of the match information, GNU's order; GNU writes them on the first game.
@@ -172,11 +196,15 @@ def _rule_words(match: VerifiedMatch, game: VerifiedGame) -> list[str]:
     return words
 
 
-def _nodes(game: VerifiedGame, variant: str) -> list[str]:
+def _nodes(game: VerifiedGame, variant: str) -> tuple[list[str], list[int]]:
+    """The game's nodes after the root, and for each turn how many nodes stand up to its own."""
     setups, end = game_setups(game, variant)
     nodes: list[str] = []
+    ends: list[int] = []
     turns = game.turns
     for i, turn in enumerate(turns):
+        if i:
+            ends.append(len(nodes))
         if i in setups:
             nodes.append(_setup(setups[i]))
         colour = _COLOUR[turn.side]
@@ -194,9 +222,11 @@ def _nodes(game: VerifiedGame, variant: str) -> list[str]:
             nodes.append(_roll(turn, colour))
         else:
             raise ValueError(f"a turn of kind {kind!r} cannot be written to SGF")
+    if turns:
+        ends.append(len(nodes))
     if end is not None:
         nodes.append(_setup(end))
-    return nodes
+    return nodes, ends
 
 
 def _setup(setup: Setup) -> str:
