@@ -12,6 +12,9 @@ letters that neither GNU nor the SGF specification uses:
 * `XW` (a move node): the play exactly as the record wrote it where the move property cannot
   say it: `;PL[W]DI[33]XW[???]` is a roll whose play is not shown (`33: ???`), which GNU reads
   as the dice set and nothing played.
+* `XR` (a game's root): the points the record gave a resignation that won the match, where
+  they are fewer than it was worth (`Wins 5` for a gammon at 4): RE says the worth
+  (`RE[B+8R]`), from which GNU and bgparse take the resignation's level.
 
 The other way, an SGF root property that no `.mat` tag of GNU's stands for (`WR`, `BR`, and
 properties bgparse does not know) goes into the `.mat` file as the tag `SGF XX`, and back.
@@ -28,6 +31,7 @@ __all__ = [
     "DERIVED_ROOT_PROPS",
     "MAT_TAGS",
     "MAT_TAG_PREFIX",
+    "RESULT",
     "SGF_TAG_PREFIX",
     "WRITTEN",
     "game_comments",
@@ -41,6 +45,8 @@ MAT_TAGS = "XT"
 MAT_TAG_PREFIX = MAT_TAGS + ":"
 #: The SGF move-node property holding a play as written (`???`).
 WRITTEN = "XW"
+#: The SGF root property holding a resignation's points as written, where RE says its worth.
+RESULT = "XR"
 #: The `.mat` tag name prefix of an SGF root property: `; [SGF WR "1612"]`.
 SGF_TAG_PREFIX = "SGF "
 
@@ -66,6 +72,7 @@ DERIVED_ROOT_PROPS = frozenset(
         "GC",
         "C",
         MAT_TAGS,
+        RESULT,
         "analysis_props",
     }
 )

@@ -289,6 +289,38 @@ def test_mat_tag_values_escape_and_split() -> None:
     assert SGF_TAG_PREFIX == "SGF "
 
 
+#: A resignation that wins the match, written with the points the winner needed (3) where it
+#: was worth more (a gammon with the cube at 2: 4), as Backgammon Galaxy and Snowie write it.
+CAPPED_RESIGNATION = "".join(
+    line + "\n"
+    for line in (
+        " 3 point match",
+        "",
+        " Game 1",
+        " Anna : 0                       Bo : 0",
+        "  1) 31: 8/5 6/5                 42: 8/4 6/4 ",
+        "  2)  Doubles => 2                Takes",
+        "  3) 33: 13/10 13/10 6/3 6/3     ",
+        "      Wins 3 points",
+    )
+)
+
+
+def test_a_capped_resignation_keeps_its_level_in_sgf() -> None:
+    [record] = iter_records(CAPPED_RESIGNATION.encode(), "capped.mat")
+    m = replay(record)
+    [game] = m.games
+    assert (game.points, game.end, game.resign_level) == (3, "resign", 2)
+    sgf = write_sgf(m)
+    # RE says the worth, from which GNU takes the level (4 over the cube: a gammon); XR the
+    # points the record wrote.
+    assert "RE[W+4R]XR[3]" in sgf
+    [again] = iter_records(sgf.encode(), "capped.sgf")
+    [game] = replay(again).games
+    assert (game.points, game.end, game.resign_level) == (3, "resign", 2)
+    assert_lossless(record)
+
+
 @pytest.mark.oracle
 @pytest.mark.corpus
 def test_gnubg_reads_what_convert_writes_with_carried_tags_and_hidden_plays(
@@ -321,6 +353,24 @@ def test_gnubg_reads_what_convert_writes_with_carried_tags_and_hidden_plays(
         path = tmp_path / f"commented.{via}"
         path.write_text(text, encoding="utf-8")
         files.append(path)
+    # A capped resignation: GNU reads the SGF as it reads the `.mat` (a gammon, 4 points).
+    capped = []
+    [record] = iter_records(CAPPED_RESIGNATION.encode(), "capped.mat")
+    for via, text in (("mat", CAPPED_RESIGNATION), ("sgf", write_sgf(replay(record)))):
+        path = tmp_path / f"capped.{via}"
+        path.write_text(text, encoding="utf-8")
+        capped.append(path)
+    out = _oracle(oracle, capped, False, tmp_path / "capped.jsonl")
+    readings = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    for row in readings:
+        assert row["warnings"] == [] and row["final_score"] == [4, 0], row["file"]
+        [game] = row["games"]
+        assert (game["winner"], game["points_won"], game["end"], game["resign_level"]) == (
+            0,
+            4,
+            "resign",
+            2,
+        )
     out = _oracle(oracle, files, False, tmp_path / "o.jsonl")
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 5

@@ -91,11 +91,10 @@ def _level_written(g: VerifiedGame, via: str) -> bool:
     """Whether a file in `via` format says what kind of game a resignation gave up."""
     if g.end != "resign":
         return True
-    if g.result_type is None:
-        return False  # the record did not say either (a forfeit, Studio's cube x 1004)
-    # SGF has only `RE[W+3R]`: its readers take the points over the cube as the level, which a
-    # value capped to what the winner needed does not give back.
-    return via != "sgf" or g.points in (g.cube, 2 * g.cube, 3 * g.cube)
+    # SGF has only `RE[W+4R]`, whose readers take the points over the cube as the level: the
+    # writer gives what the resignation was worth there, not the points capped to what the
+    # winner needed, so both formats say the level wherever the record did.
+    return g.result_type is not None  # None: the record did not say (a forfeit, cube x 1004)
 
 
 def assert_same(

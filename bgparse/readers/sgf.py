@@ -71,7 +71,7 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
-from bgparse.carry import MAT_TAG_PREFIX, MAT_TAGS, WRITTEN, split_mat_tag_value
+from bgparse.carry import MAT_TAG_PREFIX, MAT_TAGS, RESULT, WRITTEN, split_mat_tag_value
 from bgparse.events import (
     Action,
     Beaver,
@@ -485,7 +485,7 @@ class _GameReader:
     def read(self, header: _Header) -> Game:
         for node in header.nodes:
             self.node(node)
-        self.result(header.root_spans.get("RE"))
+        self.result(header.root_spans.get("RE"), header.root_spans.get(RESULT))
         rules = header.rules
         if not self.actions:
             tok = header.tree.open
@@ -709,7 +709,10 @@ class _GameReader:
             out.extend(i for i in range(ord(lo) - 97, ord(hi) - 96) if i < 25)
         return out
 
-    def result(self, prop: list[Token] | None) -> None:
+    def result(self, prop: list[Token] | None, written: list[Token] | None = None) -> None:
+        """RE: the winner and points (`R`: resigned). `written` is bgparse's own `XR`, the
+        points the record wrote where RE gives what a resignation was worth (more than the
+        winner needed to win the match): the `Win` keeps the record's points."""
         values = _values(prop) if prop is not None else []
         if prop is None or not values:
             return
@@ -742,6 +745,9 @@ class _GameReader:
                 level = min(max(points // self.cube, 1), 3)
             self.actions.append(Resign(1 - winner, level, raw, span))
         if points is not None:
+            as_written = _int(_value(_values(written)[0])) if written and _values(written) else None
+            if as_written is not None and as_written > 0:
+                points = as_written
             self.actions.append(Win(winner, points, False, span))
 
 

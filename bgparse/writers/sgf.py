@@ -19,6 +19,7 @@ from bgparse.carry import (
     DERIVED_ROOT_PROPS,
     MAT_TAG_PREFIX,
     MAT_TAGS,
+    RESULT,
     SGF_TAG_PREFIX,
     WRITTEN,
     mat_tag_value,
@@ -89,7 +90,15 @@ def _tree(
         root.append(f"RU[{':'.join(rules)}]")
     if game.winner is not None:
         resigned = "R" if game.end == "resign" else ""
-        root.append(f"RE[{_COLOUR[game.winner]}+{game.points}{resigned}]")
+        points = game.points
+        if resigned and game.resign_level in (1, 2, 3):
+            # GNU (and bgparse) read a resignation's level as RE's points over the cube: write
+            # what the resignation was worth, not the points capped to what won the match
+            # (`Wins 3` for a gammon at 2 in a 3-point match would read as a single game).
+            points = max(points, game.resign_level * game.cube)
+        root.append(f"RE[{_COLOUR[game.winner]}+{points}{resigned}]")
+        if points != game.points:
+            root.append(f"{RESULT}[{game.points}]")  # the points as the record wrote them
     variant = str(match.rules.get("variant", "standard"))
     nodes, ends = _nodes(game, variant)
     said: dict[int, list[str]] = {}  # node index (-1 the root) -> its comments
