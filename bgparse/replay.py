@@ -88,9 +88,10 @@ def rules_for(record: MatchRecord, overrides: Mapping[str, Any] | None = None) -
     then the caller's overrides (CLI options)."""
     if record.format == "sgf":
         words = record.games[0].rules if record.games else ()
-        if not words and record.dialect == "gnubg-sgf":
-            # GNU Backgammon writes RU only when some rule applies: none means none (no
-            # Crawford). Other producers may leave RU out, and then the defaults stand.
+        if not words and record.dialect in ("gnubg-sgf", "bgparse-sgf"):
+            # GNU Backgammon (and bgparse, as GNU) writes RU only when some rule applies: none
+            # means none (no Crawford). Other producers may leave RU out, and then the
+            # defaults stand.
             rules = RuleSet.from_sgf_rules((), record.length)
         else:
             rules = RuleSet.from_sgf_rules(words or None, record.length)

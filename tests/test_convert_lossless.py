@@ -42,16 +42,17 @@ from tests.test_writers import assert_same
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = sorted(p for p in (ROOT / "sample_logs").rglob("*") if p.is_file())
 
-#: Every 25th file of each corpus folder: each producer and dialect, in a bounded time.
+#: Every 25th file of each format in each corpus folder (the first at least): each producer
+#: and dialect, in a bounded time.
 CORPUS_SLICE = [
     p
     for folder in ("gnubg", "gnubg-sample", "gnubg-illegal", "real", "xg")
-    for p in [
+    for suffix in (".mat", ".txt", ".sgf")
+    for p in sorted(
         q
-        for q in sorted((CORPUS / folder).rglob("*"))
-        if (CORPUS / folder).is_dir()
-        if q.is_file() and q.suffix.lower() in (".mat", ".txt", ".sgf")
-    ][::25]
+        for q in ((CORPUS / folder).rglob("*") if (CORPUS / folder).is_dir() else ())
+        if q.is_file() and q.suffix.lower() == suffix
+    )[::25]
 ]
 
 #: SGF root properties that say who wrote the file or how bgparse counted it, not the match.
@@ -139,7 +140,10 @@ def _action_key(a: Action) -> tuple[object, ...] | None:
     if isinstance(a, Resign):
         return ("resign", a.side, a.level)
     if isinstance(a, Win):
-        return ("win", a.side, a.points)  # `and the match` follows from the score
+        # The points are compared on the verified match, which the writers write: a value the
+        # rules cannot give (Studio's cube x 1004) is not kept. `and the match` follows from the
+        # score.
+        return ("win", a.side)
     if isinstance(a, Comment):
         return ("comment", a.text)
     return None  # Galaxy's `Losses N` mirrors the result line
@@ -170,11 +174,22 @@ def assert_lossless(record: MatchRecord) -> None:
     original = replay(record)
     assert game_comments(again, replay(again)) == game_comments(record, original)
     if original.ok and not _cube_owned_at_one(original):
-        # A record with errors is written as the replay reads it: its actions may change.
-        assert actions(again) == actions(record)
+        # A record with errors is written as the replay reads it: its actions may change. A
+        # position file (set-ups, no turn at all) has nothing to hang dice set without a play on.
+        if any(g.turns for g in original.games):
+            assert actions(again) == actions(record)
         final = replay(again)
-        assert final.rules == original.rules
+        assert _rules_in_effect(final) == _rules_in_effect(original)
         assert_same(_ending_roll_not_played(original), _ending_roll_not_played(final), "sgf")
+
+
+def _rules_in_effect(m: VerifiedMatch) -> dict[str, object]:
+    """The rule set without the Crawford flag where no game can be the Crawford game (money, a
+    1-point match): SGF writers state no Crawford rule there, and readers default it apart."""
+    rules = dict(m.rules)
+    if m.length <= 1:
+        rules.pop("crawford", None)
+    return rules
 
 
 def _cube_owned_at_one(m: VerifiedMatch) -> bool:

@@ -121,6 +121,8 @@ _SNIFF = re.compile(
     r"\A\s*\(\s*;\s*(?:[A-Za-z]+\s*(?:\[[^\\\]]*(?:\\[\s\S][^\\\]]*)*\]\s*)+)*?(?:FF|GM)\s*\["
 )
 _COLOURS = ("W", "B")
+#: Dialects whose RU names every rule in force (GNU's writer and bgparse's): none is none.
+_RU_COMPLETE = frozenset({"gnubg-sgf", "bgparse-sgf"})
 _NO_RESULT = frozenset({"", "?", "0", "draw", "void", "d", "jigo"})
 
 
@@ -872,6 +874,8 @@ def _dialect(app: str | None) -> str:
     low = app.lower()
     if low.startswith("gnu backgammon"):
         return "gnubg-sgf"
+    if low.startswith("bgparse:"):
+        return "bgparse-sgf"  # bgparse's writer: RU as GNU writes it
     if "backgammonhub" in low:
         return "backgammonhub-sgf"
     if "gibbon" in low:
@@ -965,7 +969,7 @@ def _match(
     tags.append(("analysis_props", " ".join(analysis)))
     words = {w for h in group for w in h.rules}
     dialect = _dialect(_first(root, "AP"))
-    gnu = dialect == "gnubg-sgf"
+    gnu = dialect in _RU_COMPLETE
     variation = next((w for w in _VARIANTS if w in words), "Standard" if gnu else None)
     ratings = (_rating(_first(root, "WR")), _rating(_first(root, "BR")))
     if mat_tags:
