@@ -469,3 +469,14 @@ def test_corpus_slice_is_not_empty_where_the_corpus_is_present() -> None:
         pytest.skip("no corpus")
     assert {p.relative_to(CORPUS).parts[0] for p in CORPUS_SLICE} >= {"gnubg", "real"}
     assert corpus_files("gnubg", "*.mat")
+
+
+def test_a_rule_switched_off_stays_off_in_the_sgf_bgparse_writes() -> None:
+    """bgparse writes RU as GNU does (only the rules in force), so its SGF reads as GNU's: no
+    `Crawford` word means no Crawford rule, not the default."""
+    text = '; [Crawford "Off"]\n\n' + CAPPED_RESIGNATION.replace(" 3 point match", " 5 point match")
+    [record] = iter_records(text.encode(), "off.mat")
+    assert replay(record).rules["crawford"] is False
+    [middle] = convert(record, "sgf")
+    assert middle.dialect == "bgparse-sgf" and middle.games[0].rules == ()
+    assert replay(middle).rules["crawford"] is False
