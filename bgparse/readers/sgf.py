@@ -29,6 +29,11 @@ How the record is filled:
   file has (the replay decides whether it won the match).
 * tags: every root property of the match's first tree except analysis and `GS`, in file
   order, values unescaped and several joined with `][` (`MI` gives `length:7][game:0][ws:0]`).
+  bgparse's own `XT` (a `.mat` file's header tags, `bgparse.carry`) gives one tag `XT:Key` per
+  value, and the match information is read from those tags as the `.mat` reader reads them.
+* bgparse's own `XW` on a `PL`/`DI` node is a `HiddenPlay` with that text (`???`); its `XR`
+  beside `RE` gives the `Win` the points the record wrote (RE then says what the resignation
+  was worth, from which its level is taken).
 * A file holds one match normally. A new `MatchRecord` starts when the players or the match
   length change, or when the game number does not increase (a second match in the same file).
 
@@ -53,6 +58,10 @@ Leniencies (each has a test of the same name in `tests/test_sgf_reader.py`):
 * other_games: trees without `GM[6]` (Go, chess, ...) are skipped (S013 warning).
 * declared_charset: bytes that are not UTF-8 are decoded with the charset `CA[...]` declares
   (else as Windows-1252, S009 warning); a file that is valid UTF-8 is read as UTF-8.
+* gibbon_resignations: Gibbon's `B[resign:4]` offers 4 points (the cube counted); `W[accept]`
+  makes it `Resign(level = points over the cube, clamped to 1..3)` and `Win(4)`, as GNU reads
+  `RE[W+4R]`; `W[reject]` drops the offer. An answer without an offer, or an RE that
+  disagrees with the accepted resignation, is a warning (S011).
 
 Variations are ignored: only the main line (the first variation at each branch) is read.
 """
