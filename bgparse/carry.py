@@ -30,6 +30,7 @@ from bgparse.verified import VerifiedMatch
 __all__ = [
     "DERIVED_ROOT_PROPS",
     "MAT_TAGS",
+    "MAT_TAG_FORMATS",
     "MAT_TAG_PREFIX",
     "RESULT",
     "SGF_TAG_PREFIX",
@@ -41,6 +42,9 @@ __all__ = [
 
 #: The SGF root property holding `.mat` header tags.
 MAT_TAGS = "XT"
+#: Record formats whose tags are `.mat` header tags (the `.xg` reader reads XG's match header
+#: into the same tags).
+MAT_TAG_FORMATS = frozenset({"mat", "xg"})
 #: Its tags, as the SGF reader names them: `XT:Site`.
 MAT_TAG_PREFIX = MAT_TAGS + ":"
 #: The SGF move-node property holding a play as written (`???`).

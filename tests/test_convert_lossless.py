@@ -480,3 +480,22 @@ def test_a_rule_switched_off_stays_off_in_the_sgf_bgparse_writes() -> None:
     [middle] = convert(record, "sgf")
     assert middle.dialect == "bgparse-sgf" and middle.games[0].rules == ()
     assert replay(middle).rules["crawford"] is False
+
+
+XG_FILES = corpus_files("xg", "*.xg")
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("path", XG_FILES, ids=[p.name for p in XG_FILES])
+def test_an_xg_match_header_survives_convert_to_mat_and_sgf(path: Path) -> None:
+    """The `.xg` reader reads XG's match header into `.mat` tags: `convert` writes them all
+    (`Match ID`, Elo, `EventTime`...), in the `.mat` file and in the SGF's `XT`."""
+    for record in _records(path):
+        [mat] = convert(record, "mat")
+        assert mat.tags == record.tags
+        [sgf] = convert(record, "sgf")
+        carried = [(k[3:], v) for k, v in sgf.tags if k.startswith("XT:")]
+        assert carried == list(record.tags)
+        [again] = convert(sgf, "mat")
+        assert again.tags == record.tags
+        assert hidden_plays(again) == [(g, s, d, "???") for g, s, d, _t in hidden_plays(record)]

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from bgparse.carry import DERIVED_ROOT_PROPS, MAT_TAG_PREFIX, SGF_TAG_PREFIX
+from bgparse.carry import DERIVED_ROOT_PROPS, MAT_TAG_FORMATS, MAT_TAG_PREFIX, SGF_TAG_PREFIX
 from bgparse.rules import (
     IdError,
     Position,
@@ -154,11 +154,12 @@ def turn_steps(turn: Turn) -> tuple[tuple[int, int, bool], ...]:
 
 
 def mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
-    """The `; [Tag "Value"]` lines of a match: a `.mat` record's own tags as written, and so an
-    SGF record's that bgparse wrote from a `.mat` file (its `XT` property); for any other (SGF,
-    generated), GNU's tags from its match information (`derived_mat_tags`), then each SGF root
-    property that none of those says, as the tag `SGF XX` (`bgparse.carry`)."""
-    if match.format == "mat":
+    """The `; [Tag "Value"]` lines of a match: a `.mat` record's own tags as written (an `.xg`
+    record's header is read into the same tags), and so an SGF record's that bgparse wrote from
+    a `.mat` file (its `XT` property); for any other (SGF, generated), GNU's tags from its match
+    information (`derived_mat_tags`); then each SGF root property that none of those says, as
+    the tag `SGF XX` (`bgparse.carry`)."""
+    if match.format in MAT_TAG_FORMATS:
         return list(match.tags)
     carried = [
         (name[len(MAT_TAG_PREFIX) :], value)
@@ -167,12 +168,23 @@ def mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
     ]
     tags = carried or derived_mat_tags(match)
     if match.format == "sgf":
+        # Ratings bgparse wrote from the carried tags' Elo are said by those tags already.
+        elo = {"WR": match.info.elo1, "BR": match.info.elo2} if carried else {}
         tags.extend(
             (SGF_TAG_PREFIX + name, value)
             for name, value in match.tags
-            if name not in DERIVED_ROOT_PROPS and not name.startswith(MAT_TAG_PREFIX)
+            if name not in DERIVED_ROOT_PROPS
+            and not name.startswith(MAT_TAG_PREFIX)
+            and not (elo.get(name) is not None and _number(value) == elo.get(name))
         )
     return tags
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
 
 
 def derived_mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
@@ -498,8 +510,11 @@ class _Rows:
                 if kind == "dance" and style.dance == "cannot-move":
                     return head + " Cannot Move"
                 if kind == "hidden" and turn.written:
-                    # `33: ???` as written: without its marks it would read as a dance.
-                    return head + " " + turn.written
+                    # `33: ???` as written: without its marks it would read as a dance. A hidden
+                    # play another format describes (XG's "rolled, not played") is written as
+                    # XG's own `.mat` export writes it.
+                    marks = turn.written if turn.written.startswith("?") else "???"
+                    return head + " " + marks
                 return head if style.dance == "empty" else head + " "
             words = _play_words(steps, style)
             # GNU ends a play of fewer than four steps with a blank (its fixed-size move

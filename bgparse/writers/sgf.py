@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from bgparse import __version__
 from bgparse.carry import (
     DERIVED_ROOT_PROPS,
+    MAT_TAG_FORMATS,
     MAT_TAG_PREFIX,
     MAT_TAGS,
     RESULT,
@@ -176,7 +177,7 @@ def _carried_mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
             for name, value in match.tags
             if name.startswith(MAT_TAG_PREFIX)
         ]
-    if match.format != "mat" or not match.tags:
+    if match.format not in MAT_TAG_FORMATS or not match.tags:
         return []
     tags = list(match.tags)
     plain = [t for t in tags if not t[0].startswith(SGF_TAG_PREFIX)]
