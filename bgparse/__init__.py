@@ -1,18 +1,25 @@
 """bgparse: read, verify and analyse backgammon match records.
 
-The replay is `bgparse.replay.replay` (not re-exported here: the name would hide the module)."""
+The replay is `bgparse.replay.replay` (not re-exported here: the name would hide the module).
+The names below load on first use, so that `import bgparse` (which the `bgparse` command does
+before anything else) is quick: the command catches Ctrl-C from its first milliseconds."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from bgparse import compiled as _compiled
 
 if _compiled.pure_requested():  # before any module that may have a compiled build is loaded
     _compiled.use_sources()
 
-
-from bgparse.events import MatchRecord
-from bgparse.findings import Finding, RecordError, Severity
-from bgparse.readers import iter_records, read_path
-from bgparse.rules import Position, RuleSet, legal_plays, verify_play
-from bgparse.verified import VerifiedMatch
+if TYPE_CHECKING:
+    from bgparse.events import MatchRecord
+    from bgparse.findings import Finding, RecordError, Severity
+    from bgparse.readers import iter_records, read_path
+    from bgparse.rules import Position, RuleSet, legal_plays, verify_play
+    from bgparse.verified import VerifiedMatch
 
 __version__ = "0.1.0"
 
@@ -30,3 +37,27 @@ __all__ = [
     "read_path",
     "verify_play",
 ]
+
+#: Where each public name lives.
+_HOMES = {
+    "MatchRecord": "bgparse.events",
+    "Finding": "bgparse.findings",
+    "RecordError": "bgparse.findings",
+    "Severity": "bgparse.findings",
+    "iter_records": "bgparse.readers",
+    "read_path": "bgparse.readers",
+    "Position": "bgparse.rules",
+    "RuleSet": "bgparse.rules",
+    "legal_plays": "bgparse.rules",
+    "verify_play": "bgparse.rules",
+    "VerifiedMatch": "bgparse.verified",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'bgparse' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 import typer
 
-from bgparse import __version__
+from bgparse import __version__, interrupts
 from bgparse.events import (
     Action,
     Beaver,
@@ -537,9 +537,15 @@ def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
 
 
 def main() -> None:
-    """Console entry point: never a traceback for a user, whatever happens."""
+    """Console entry point: never a traceback for a user, whatever happens. Ctrl-C and SIGTERM
+    stop a command with one line and exit 130 or 143 (`bgparse.interrupts`); a command that
+    writes says what became of its work first."""
+    interrupts.install()
     try:
         app()
+    except interrupts.Interrupted as exc:
+        typer.echo("bgparse: interrupted", err=True)
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("bgparse: interrupted", err=True)
         sys.exit(130)
@@ -548,6 +554,8 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+    finally:
+        interrupts.uninstall()
 
 
 from bgparse.cli_convert import register as _reg_convert  # noqa: E402 - after `app` exists

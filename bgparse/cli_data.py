@@ -2,9 +2,10 @@
 `register`). A thin layer: library errors become one-line messages and exit codes here.
 
 Exit codes: 0 every input imported (or a duplicate, or already in the dataset); 1 some input
-was quarantined; 2 usage error, missing dataset or input, dataset locked by another import;
-3 the import failed (a worker process died), nothing committed; 130 interrupted, nothing
-committed.
+was quarantined; 2 usage error, missing dataset or input, dataset locked by another import, a
+file-system error (read-only, full disk: nothing committed); 3 the import failed (a worker
+process died), nothing committed; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: nothing
+committed, unless the signal came after the commit (the message says which).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from bgparse.interrupts import Interrupted
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
 from bgparse.stats import STATISTICS, OptionError, Statistic
@@ -127,7 +129,7 @@ def import_command(
     The summary counts the matches stored with errors and warnings and names the files with
     the most errors; --report lists every input."""
     from bgparse.ingest import ImportOptions, ImportProgress, run_import
-    from bgparse.store.dataset import DatasetError
+    from bgparse.store.dataset import DatasetError, DatasetIOError
     from bgparse.store.inputs import Limits, empty_folder, scan_inputs
 
     for top in paths:
@@ -188,6 +190,8 @@ def import_command(
         summary = run_import(paths, data, options, on_progress=on_progress, on_input=on_input)
         if spool is not None:
             spool.write()
+    except DatasetIOError as exc:
+        raise _fail(f"{exc}; nothing was committed, the dataset is as it was") from None
     except (DatasetError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
     except BrokenExecutor:
@@ -196,8 +200,20 @@ def import_command(
             "it was",
             3,
         ) from None
+    except Interrupted as exc:
+        if exc.committed:
+            raise _fail(
+                "interrupted after the commit: the import is complete", exc.exit_code
+            ) from None
+        raise _fail(
+            "interrupted: nothing was committed, the dataset is as it was", exc.exit_code
+        ) from None
     except KeyboardInterrupt:
         raise _fail("interrupted: nothing was committed, the dataset is as it was", 130) from None
+    except OSError as exc:
+        # Not the dataset's (those are DatasetIOError): say which file and why, no traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise _fail(f"{where}{exc.strerror or exc}; nothing was committed") from None
     finally:
         if bar is not None:
             bar.stop()
@@ -295,15 +311,23 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
     wrote to becomes as few files as the file size allows. The rows stay the same; queries
     open fewer files. Refused while an import runs."""
     from bgparse.ingest import bgparse_version
-    from bgparse.store.dataset import Dataset, DatasetError
+    from bgparse.store.dataset import Dataset, DatasetError, DatasetIOError
 
     ds = Dataset(data)
     if not ds.exists():
         raise _fail(f"no dataset at {display_path(data)} (bgparse import creates one)")
     try:
         done = ds.compact(bgparse_version())
+    except DatasetIOError as exc:
+        raise _fail(f"{exc}; the dataset is as it was") from None
     except DatasetError as exc:
         raise _fail(str(exc)) from None
+    except Interrupted as exc:
+        if exc.committed:
+            raise _fail(
+                "interrupted after the commit: the dataset is compacted", exc.exit_code
+            ) from None
+        raise _fail("interrupted: the dataset is as it was", exc.exit_code) from None
     except KeyboardInterrupt:
         raise _fail("interrupted: the dataset is as it was", 130) from None
     if not done.partitions:

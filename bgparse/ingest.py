@@ -6,6 +6,11 @@ process pool, a Dask cluster). `run_import` is the executor: it enumerates input
 (`bgparse.store.inputs`), skips what the ledger already holds, sends the rest in bounded chunks
 to workers, and hands results to a dataset transaction *in input order*, so which of two copies
 of a match is stored and which is a duplicate never depends on scheduling.
+
+Stopping: workers ignore SIGINT (a terminal's Ctrl-C reaches the whole process group; the
+importer decides). When an import fails or is interrupted, the importer aborts its transaction
+and kills its workers, waiting a bounded time for them (`_stop_pool`): they hold nothing of the
+dataset, and a graceful shutdown would wait for the units they are working on.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import multiprocessing.connection
 import os
 import re
 import secrets
+import signal
 import threading
 import time
 import unicodedata
@@ -29,6 +35,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from importlib import metadata
+from types import TracebackType
 from typing import Any, Final, Literal, TypeVar
 
 import pyarrow as pa
@@ -36,6 +43,7 @@ import pyarrow.compute as pc
 import pyarrow.ipc
 
 from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
 from bgparse.rules import Position, PositionError
 from bgparse.store.dataset import Dataset, DatasetError, KnownInputs, Transaction
@@ -858,10 +866,13 @@ def _batch_gc_here() -> Iterator[None]:
 
 
 def _init_worker() -> None:
-    """Worker initializer: batch-friendly garbage collection, and exit when the importing
-    process is gone. Killed with -9, it cannot tell its pool; and a forkserver's workers keep
-    each other's pipes open, so without this they would wait for work forever."""
+    """Worker initializer: SIGINT ignored (the importer decides what a Ctrl-C stops; a worker
+    that died of it would print its traceback and could leave the pool's queues locked),
+    batch-friendly garbage collection, and exit when the importing process is gone. Killed with
+    -9, it cannot tell its pool; and a forkserver's workers keep each other's pipes open, so
+    without this they would wait for work forever."""
     global _BATCH_GC
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.set_threshold(*_GC_THRESHOLD)
     _BATCH_GC = True
     parent = multiprocessing.parent_process()
@@ -876,7 +887,16 @@ def _init_worker() -> None:
     threading.Thread(target=watch, daemon=True, name="bgparse-parent-watch").start()
 
 
-def _make_executor(options: ImportOptions, workers: int) -> tuple[Executor, Callable[[], None]]:
+#: How long the importer waits for killed workers to be gone, and then for the pool's manager
+#: thread, before it goes on without them.
+_STOP_WAIT = 5.0
+
+#: Closes an executor: True after a clean run (its work is done), False when the import failed
+#: or was interrupted (stop now, whatever is running).
+_Close = Callable[[bool], None]
+
+
+def _make_executor(options: ImportOptions, workers: int) -> tuple[Executor, _Close]:
     if options.executor == "dask":
         try:
             from dask.distributed import Client  # type: ignore[import-not-found]
@@ -888,18 +908,78 @@ def _make_executor(options: ImportOptions, workers: int) -> tuple[Executor, Call
             client = Client(options.scheduler)
         else:
             client = Client(n_workers=workers, threads_per_worker=1, processes=True)
-        return client.get_executor(), client.close
+        return client.get_executor(), lambda ok: client.close()
     if workers <= 1:
-        return _Inline(), lambda: None
+        return _Inline(), lambda ok: None
     # forkserver: workers must not inherit the dataset lock's descriptor (a forked child would
     # keep the flock alive after the importer dies).
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    if method == "forkserver":
+        _start_forkserver()
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),
         initializer=_init_worker,
     )
-    return pool, lambda: pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(ok: bool) -> None:
+        if not ok:
+            _stop_pool(pool)
+            return
+        try:
+            pool.shutdown(wait=True, cancel_futures=True)
+        except BaseException:
+            _stop_pool(pool)
+            raise
+
+    return pool, close
+
+
+def _start_forkserver() -> None:
+    """Start this process's fork server (if it is not running yet) with SIGINT blocked: the
+    server and every worker it forks inherit the blocked signal, so a Ctrl-C that reaches them
+    before a worker's initializer has run (`_init_worker`) cannot kill them with a traceback.
+    The importer's own SIGINT waits the few milliseconds of the start and then acts."""
+    from multiprocessing import forkserver, resource_tracker
+
+    # The fork server starts the resource tracker, which blocks and then *unblocks* SIGINT and
+    # SIGTERM around its own start: it goes first, so that SIGINT stays blocked here.
+    resource_tracker.ensure_running()
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Stop a process pool now: kill its workers, whatever they are doing, and wait a bounded
+    time for them and for the pool's manager thread. Signals wait until it is done.
+
+    Reaches into the pool (Python 3.14 has `terminate_workers()` for this): a graceful shutdown
+    waits for the units being worked on, and a worker that is never joined makes
+    multiprocessing's exit handler wait for it forever."""
+    with deferred():
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        results = getattr(pool, "_result_queue", None)
+        manager = getattr(pool, "_executor_manager_thread", None)
+        for p in processes:
+            with contextlib.suppress(Exception):
+                p.kill()
+        pool.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + _STOP_WAIT
+        for p in processes:
+            p.join(max(0.0, deadline - time.monotonic()))
+        # A worker killed while sending its result leaves half a message in the result pipe,
+        # and the manager thread waits in recv() for the rest, forever: it is joined at exit.
+        # With the workers gone, closing our end for writing turns that wait into an EOF,
+        # which the thread handles as a broken pool and ends.
+        writer = getattr(results, "_writer", None)
+        if writer is not None:
+            with contextlib.suppress(OSError):
+                writer.close()
+        if manager is not None:
+            manager.join(max(0.0, deadline - time.monotonic()))
 
 
 def _new_import_id() -> str:
@@ -1076,31 +1156,51 @@ def run_import(
     version = bgparse_version()
     ds = Dataset(root)
     started = time.perf_counter()
-    with contextlib.ExitStack() as stack:
-        # Batch-friendly garbage collection for the work done in this process, restored after.
-        stack.callback(gc.set_threshold, *gc.get_threshold())
-        gc.set_threshold(*_GC_THRESHOLD)
-        stack.enter_context(_batch_gc_here())
-        stack.enter_context(ds.lock())
-        known = ds.known_inputs(version)
-        ctx = ImportContext(
-            _new_import_id(), datetime.now(UTC).replace(microsecond=0), version, opts.source
-        )
-        summary = ImportSummary(ctx.import_id)
-        tx = ds.begin(ctx.import_id, version)
-        importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress, on_input)
-        try:
-            if executor is None:
-                executor, close = _make_executor(opts, workers)
-                stack.callback(close)
-            _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1))
-            importer.finish()
-            summary.committed = tx.commit() is not None
-        except BaseException:
-            tx.abort()
-            raise
+    tx: Transaction | None = None
+    try:
+        with contextlib.ExitStack() as stack:
+            # Batch-friendly garbage collection for the work done in this process, restored.
+            stack.callback(gc.set_threshold, *gc.get_threshold())
+            gc.set_threshold(*_GC_THRESHOLD)
+            stack.enter_context(_batch_gc_here())
+            stack.enter_context(ds.lock())
+            known = ds.known_inputs(version)
+            ctx = ImportContext(
+                _new_import_id(), datetime.now(UTC).replace(microsecond=0), version, opts.source
+            )
+            summary = ImportSummary(ctx.import_id)
+            tx = ds.begin(ctx.import_id, version)
+            importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress, on_input)
+            try:
+                if executor is None:
+                    executor, close = _make_executor(opts, workers)
+                    stack.push(_closing(close))
+                _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1))
+                importer.finish()
+                summary.committed = tx.commit() is not None
+            except BaseException:
+                tx.abort()
+                raise
+    except Interrupted as exc:
+        # A signal that came after the commit (while the pool shut down, say) leaves the
+        # import complete: the caller must not say otherwise.
+        if tx is not None and tx.committed and not exc.committed:
+            raise Interrupted(exc.signum, committed=True) from None
+        raise
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _closing(close: _Close) -> Callable[..., None]:
+    """An ExitStack exit callback that closes an executor as its block ended: cleanly, or at
+    once after an exception."""
+
+    def exit_(
+        kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        close(kind is None)
+
+    return exit_
 
 
 def _pump(
@@ -1132,11 +1232,17 @@ def _pump(
             importer.unit(ms, fut.result())
             importer.progress(consumed)
 
+    # A pool's submit starts worker processes and books them; a signal that cut it half way
+    # could leave a started worker the pool does not know, which nobody would stop. (Inline,
+    # submit does the unit's work: a signal must stop that at once.)
+    booking = deferred if isinstance(executor, ProcessPoolExecutor) else contextlib.nullcontext
+
     def submit() -> None:
         nonlocal chunk, metas, chunk_bytes, chunk_consumed
         if chunk:
-            fut = executor.submit(process_unit, chunk, ctx, verify)
-            pending.append((fut, metas, chunk_consumed))
+            with booking():
+                fut = executor.submit(process_unit, chunk, ctx, verify)
+                pending.append((fut, metas, chunk_consumed))
             chunk, metas, chunk_bytes, chunk_consumed = [], [], 0, 0
             drain(max_inflight)
 

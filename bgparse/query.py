@@ -79,10 +79,15 @@ def connect(
                 if table in PARTITIONED
                 else "hive_partitioning = false"
             )
-            con.execute(
-                f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{listed}], {hive}, "
-                "union_by_name = true)"
-            )
+            try:
+                con.execute(
+                    f"CREATE VIEW {name} AS SELECT * FROM read_parquet([{listed}], {hive}, "
+                    "union_by_name = true)"
+                )
+            except duckdb.Error as exc:
+                # A listed file gone or damaged (DuckDB opens them here): its first line names it.
+                cause = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
+                raise DatasetError(f"cannot read the dataset at {root}: {cause}") from exc
         else:
             # An empty table of the right types, so that every macro works on a new dataset.
             con.register("_bgparse_empty", row_schema(table).empty_table())

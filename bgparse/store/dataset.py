@@ -19,6 +19,11 @@ Every import adds a file per partition it touches, so a dataset fed by many smal
 gathers many small files; `Dataset.compact` rewrites each partition that has several into as
 few as the file size allows, committed the same way (the old files leave the manifest in the
 same replace that brings the new ones in).
+
+A file-system failure (a read-only folder, no permission, a full disk, a damaged file) becomes a
+`DatasetIOError` naming the path and the cause; a failed or interrupted import removes what it
+wrote (`Transaction.abort`), so the dataset is as it was. Stop signals are held while the
+manifest is replaced (`bgparse.interrupts.deferred`): a commit is never cut half way.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bgparse.interrupts import Interrupted, deferred
 from bgparse.store.schema import (
     PARTITION_FIELDS,
     PARTITIONED,
@@ -52,6 +58,7 @@ __all__ = [
     "CompactSummary",
     "Dataset",
     "DatasetError",
+    "DatasetIOError",
     "DatasetLocked",
     "KnownInputs",
     "Manifest",
@@ -69,6 +76,54 @@ _MERGE_AT = 32  # batches in one partition's buffer before they are made one
 
 class DatasetError(Exception):
     """A dataset cannot be opened or written; the message says why and what to do."""
+
+
+class DatasetIOError(DatasetError):
+    """The file system refused to read or write a file of the dataset (a read-only folder, no
+    permission, a full disk, a damaged file): the message names the path and the cause."""
+
+    def __init__(self, doing: str, path: Path, exc: OSError | pa.ArrowException) -> None:
+        super().__init__(f"cannot {doing} {path}: {_cause(exc)}")
+        self.path = path
+        self.errno: int | None = getattr(exc, "errno", None)
+
+
+def _cause(exc: BaseException) -> str:
+    code = getattr(exc, "errno", None)
+    if isinstance(code, int) and code > 0:
+        # Arrow wraps the system's words ("Error writing bytes to file. Detail: [errno 28] No
+        # space left on device"): the system's own are shorter, and the same for every step.
+        return os.strerror(code)
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _io(doing: str, path: Path) -> Iterator[None]:
+    """Turn a file-system error of the block into a DatasetIOError about `path`; reading also
+    turns Arrow's complaints about a damaged file into one."""
+    try:
+        yield
+    except OSError as exc:
+        raise DatasetIOError(doing, path, exc) from exc
+    except pa.ArrowException as exc:
+        if doing != "read":
+            raise
+        raise DatasetIOError(doing, path, exc) from exc
+
+
+def _batches(
+    path: Path, batch_size: int, columns: list[str] | None = None
+) -> Iterator[pa.RecordBatch]:
+    """A committed file's batches; a missing or damaged file is a DatasetIOError."""
+    with _io("read", path):
+        batches = pq.ParquetFile(path).iter_batches(batch_size=batch_size, columns=columns)
+    while True:
+        with _io("read", path):
+            batch = next(batches, None)
+        if batch is None:
+            return
+        yield batch
 
 
 class DatasetLocked(DatasetError):
@@ -171,11 +226,17 @@ def _fsync_path(path: Path, *, directory: bool = False) -> None:
 
 def _write_atomic(path: Path, text: str) -> None:
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        # A full disk fails the write half way: the half-written copy goes, the old stays.
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
     _fsync_path(path.parent, directory=True)
 
 
@@ -200,6 +261,8 @@ class Dataset:
             text = self.manifest_path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return Manifest()
+        except OSError as exc:
+            raise DatasetIOError("read", self.manifest_path, exc) from exc
         return Manifest.from_json(text, self.manifest_path)
 
     def files(self, table: str, manifest: Manifest | None = None) -> list[Path]:
@@ -210,7 +273,7 @@ class Dataset:
         """Every stored match's uid (16 bytes each; about 100 bytes of memory per match)."""
         uids: set[bytes] = set()
         for f in self.files("matches"):
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=65536, columns=["match_uid"]):
+            for batch in _batches(f, 65536, ["match_uid"]):
                 uids.update(batch.column(0).storage.to_pylist())
         return uids
 
@@ -223,7 +286,7 @@ class Dataset:
         columns = ["kind", "path", "sha256", "status", "bgparse_version"]
         for f in self.files("imports"):
             # Batch by batch: a ledger of millions of rows never sits in memory as objects.
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=65536, columns=columns):
+            for batch in _batches(f, 65536, columns):
                 kind, path, sha, status, version = (c.to_pylist() for c in batch.columns)
                 for k, p, h, st, v in zip(kind, path, sha, status, version, strict=True):
                     if st == "quarantined" and v != bgparse_version:
@@ -244,18 +307,21 @@ class Dataset:
         process holds it; the lock dies with its process, even under `kill -9`."""
         self._prepare_root()
         path = self.root / LOCK_NAME
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        with _io("write", path):
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise
+                    raise DatasetIOError("lock", path, exc) from exc
                 raise DatasetLocked(self.root, _read_pid(fd)) from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            with _io("write", path):
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             if not self.exists():
-                _write_atomic(self.manifest_path, Manifest().to_json())
+                with deferred(), _io("write", self.manifest_path):
+                    _write_atomic(self.manifest_path, Manifest().to_json())
             self.recover()
             yield
         finally:
@@ -267,21 +333,25 @@ class Dataset:
                 raise DatasetError(f"{self.root} is not a folder")
             if not self.exists():
                 # Never adopt (and later clean) a folder that holds someone else's files.
-                foreign = [p.name for p in self.root.iterdir() if p.name not in _OWN_NAMES]
+                with _io("read", self.root):
+                    names = [p.name for p in self.root.iterdir()]
+                foreign = [name for name in names if name not in _OWN_NAMES]
                 if foreign:
                     raise DatasetError(
                         f"{self.root} is not empty and not a bgparse dataset (it has "
                         f"{foreign[0]!r}); choose another --data folder"
                     )
         else:
-            self.root.mkdir(parents=True)
+            with _io("create", self.root):
+                self.root.mkdir(parents=True)
 
     def recover(self) -> None:
         """Delete what an interrupted import left: its staging folder and any file in the
         tree the manifest does not list. Only called under the lock."""
         shutil.rmtree(self.root / STAGING_NAME, ignore_errors=True)
         for tmp in self.root.glob(f"{MANIFEST_NAME}.tmp-*"):
-            tmp.unlink(missing_ok=True)
+            with _io("remove", tmp):
+                tmp.unlink(missing_ok=True)
         manifest = self.manifest()
         for table in TABLES:
             listed = set(manifest.files.get(table, ()))
@@ -290,7 +360,8 @@ class Dataset:
                 continue
             for path in sorted(base.rglob("*.parquet")):
                 if path.relative_to(self.root).as_posix() not in listed:
-                    path.unlink()
+                    with _io("remove", path):
+                        path.unlink()
 
     def begin(
         self, import_id: str, bgparse_version: str, options: WriteOptions | None = None
@@ -323,34 +394,37 @@ class Dataset:
             try:
                 for (table, where), rels in todo.items():
                     for rel in rels:
-                        part = pq.ParquetFile(self.root / rel)
-                        for batch in part.iter_batches(batch_size=64 * 1024):
+                        for batch in _batches(self.root / rel, 64 * 1024):
                             txn.add_at(table, where, batch)
                             rows += batch.num_rows
                     txn.finish(table, where)
                     replaced.extend(rels)
+                before = sum((self.root / rel).stat().st_size for rel in replaced)
                 new = txn.commit(replaces=frozenset(replaced), as_import=False)
+                for rel in replaced:
+                    # Unlisted now; a crash (or a refusal) here leaves them to `recover`.
+                    with contextlib.suppress(OSError):
+                        (self.root / rel).unlink(missing_ok=True)
+                old = {rel for files in manifest.files.values() for rel in files}
+                written = (
+                    []
+                    if new is None
+                    else [rel for files in new.files.values() for rel in files if rel not in old]
+                )
+                return CompactSummary(
+                    partitions=len(todo),
+                    files_before=len(replaced),
+                    files_after=len(written),
+                    bytes_before=before,
+                    bytes_after=sum((self.root / rel).stat().st_size for rel in written),
+                    rows=rows,
+                )
+            except Interrupted as exc:
+                txn.abort()
+                raise Interrupted(exc.signum, committed=txn.committed) from None
             except BaseException:
                 txn.abort()
                 raise
-            before = sum((self.root / rel).stat().st_size for rel in replaced)
-            for rel in replaced:
-                # Unlisted now; a crash before this line leaves them to `recover`.
-                (self.root / rel).unlink(missing_ok=True)
-            old = {rel for files in manifest.files.values() for rel in files}
-            written = (
-                []
-                if new is None
-                else [rel for files in new.files.values() for rel in files if rel not in old]
-            )
-            return CompactSummary(
-                partitions=len(todo),
-                files_before=len(replaced),
-                files_after=len(written),
-                bytes_before=before,
-                bytes_after=sum((self.root / rel).stat().st_size for rel in written),
-                rows=rows,
-            )
 
 
 def _read_pid(fd: int) -> int | None:
@@ -372,6 +446,7 @@ class _Buffer:
 @dataclass(slots=True)
 class _OpenFile:
     writer: pq.ParquetWriter
+    path: Path
     rows: int = 0
 
 
@@ -382,7 +457,8 @@ def _partition_dir(table: str, source: str, year: int | None) -> str:
 
 class Transaction:
     """One import's writes: rows are buffered per table and partition, written as row groups
-    into staged files, and made visible all at once by `commit()`."""
+    into staged files, and made visible all at once by `commit()`. `abort()` removes every file
+    and folder it wrote, in staging and in the tree, unless the commit was made."""
 
     def __init__(
         self, dataset: Dataset, import_id: str, bgparse_version: str, options: WriteOptions
@@ -397,7 +473,10 @@ class Transaction:
         self._open: OrderedDict[tuple[str, str], _OpenFile] = OrderedDict()
         self._parts: dict[tuple[str, str], int] = {}
         self._staged: list[str] = []  # relative paths, in the order they were started
+        self._published: list[Path] = []  # staged files moved into the tree, not yet committed
+        self._made: list[Path] = []  # folders of the tree made for them, parents first
         self._schemas = {t: file_schema(t, bgparse_version) for t in TABLES}
+        self.committed = False
 
     def add(
         self, table: str, batch: pa.RecordBatch, source: str | None = None, year: int | None = None
@@ -460,7 +539,8 @@ class Transaction:
         group = self.options.row_group_rows
         n = table.num_rows // group * group if whole_groups else table.num_rows
         out = self._writer(key)
-        out.writer.write_table(table.slice(0, n), row_group_size=group)
+        with _io("write", out.path):
+            out.writer.write_table(table.slice(0, n), row_group_size=group)
         out.rows += n
         if n < table.num_rows:
             rest = table.slice(n).combine_chunks().to_batches()
@@ -480,21 +560,23 @@ class Transaction:
         self._parts[key] = n + 1
         rel = f"{key[1]}/part-{self.import_id}-{n:04d}.parquet"
         path = self.staging / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        writer = pq.ParquetWriter(
-            path,
-            self._schemas[key[0]],
-            compression=self.options.compression,
-            use_dictionary=True,
-            write_statistics=True,
-        )
+        with _io("write", path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            writer = pq.ParquetWriter(
+                path,
+                self._schemas[key[0]],
+                compression=self.options.compression,
+                use_dictionary=True,
+                write_statistics=True,
+            )
         self._staged.append(rel)
-        out = self._open[key] = _OpenFile(writer)
+        out = self._open[key] = _OpenFile(writer, path)
         return out
 
     def _close(self, key: tuple[str, str]) -> None:
         out = self._open.pop(key)
-        out.writer.close()
+        with _io("write", out.path):
+            out.writer.close()
 
     def close_files(self) -> list[str]:
         """Write every buffer out and finish every file; returns the staged relative paths."""
@@ -517,15 +599,19 @@ class Transaction:
             self.abort()
             return None
         for rel in staged:
-            _fsync_path(self.staging / rel)
+            with _io("write", self.staging / rel):
+                _fsync_path(self.staging / rel)
         dirs: set[Path] = set()
         for rel in staged:
             final = root / rel
-            final.parent.mkdir(parents=True, exist_ok=True)
-            _publish(self.staging / rel, final)
+            with _io("write", final):
+                self._make_folder(final.parent)
+                _publish(self.staging / rel, final)
+            self._published.append(final)
             dirs.add(final.parent)
         for d in sorted(dirs):
-            _fsync_path(d, directory=True)
+            with _io("write", d):
+                _fsync_path(d, directory=True)
         old = self.dataset.manifest()
         files = {t: tuple(f for f in old.files.get(t, ()) if f not in replaces) for t in TABLES}
         for rel in staged:
@@ -533,16 +619,44 @@ class Transaction:
             files[table] = (*files[table], rel)
         imports = (*old.imports, self.import_id) if as_import else old.imports
         new = Manifest(old.generation + 1, files, imports, self.bgparse_version)
-        _commit_manifest(self.dataset.manifest_path, new)
+        # A signal held here acts once the manifest is replaced or left as it was, never
+        # between; the caller learns which from `committed`.
+        with deferred():
+            with _io("write", self.dataset.manifest_path):
+                _commit_manifest(self.dataset.manifest_path, new)
+            self.committed = True
         shutil.rmtree(self.staging, ignore_errors=True)
         return new
 
+    def _make_folder(self, folder: Path) -> None:
+        """Make `folder` and its missing parents, remembering them for `abort`."""
+        missing = []
+        p = folder
+        while not p.exists() and p != self.dataset.root:
+            missing.append(p)
+            p = p.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        self._made.extend(reversed(missing))
+
     def abort(self) -> None:
-        for key in list(self._open):
-            with contextlib.suppress(Exception):
-                self._close(key)
-        self._buffers.clear()
-        shutil.rmtree(self.staging, ignore_errors=True)
+        """Remove what this transaction wrote (its staging folder, and the files it moved into
+        the tree before a commit that did not happen). Signals wait: an abort cut half way
+        would leave files for the next import's `recover` to find."""
+        with deferred():
+            for key in list(self._open):
+                with contextlib.suppress(Exception):
+                    self._close(key)
+            self._buffers.clear()
+            if not self.committed:
+                for path in self._published:
+                    with contextlib.suppress(OSError):
+                        path.unlink(missing_ok=True)
+                for folder in reversed(self._made):
+                    with contextlib.suppress(OSError):
+                        folder.rmdir()  # only when empty
+                self._published.clear()
+                self._made.clear()
+            shutil.rmtree(self.staging, ignore_errors=True)
 
 
 def _publish(staged: Path, final: Path) -> None:
