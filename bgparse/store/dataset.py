@@ -625,8 +625,15 @@ class Transaction:
             with _io("write", self.dataset.manifest_path):
                 _commit_manifest(self.dataset.manifest_path, new)
             self.committed = True
-        shutil.rmtree(self.staging, ignore_errors=True)
+        self._remove_staging()
         return new
+
+    def _remove_staging(self) -> None:
+        shutil.rmtree(self.staging, ignore_errors=True)
+        # `_staging` itself too, when no other transaction's folder is in it: a dataset at rest
+        # is its manifest, its lock and its tables.
+        with contextlib.suppress(OSError):
+            self.staging.parent.rmdir()
 
     def _make_folder(self, folder: Path) -> None:
         """Make `folder` and its missing parents, remembering them for `abort`."""
@@ -656,7 +663,7 @@ class Transaction:
                         folder.rmdir()  # only when empty
                 self._published.clear()
                 self._made.clear()
-            shutil.rmtree(self.staging, ignore_errors=True)
+            self._remove_staging()
 
 
 def _publish(staged: Path, final: Path) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,18 @@ def snapshot(root: Path) -> dict[str, list[tuple[Any, ...]]]:
         keep = ", ".join(f'"{c}"' for c in cols if c not in VOLATILE)
         rows = run(con, f"SELECT {keep} FROM {table}").to_pylist()
         out[table] = sorted(tuple(str(v) for v in r.values()) for r in rows)
+    return out
+
+
+def files(root: Path) -> dict[str, str]:
+    """Every file and folder of a dataset (the lock aside, whose content is a pid), with the
+    files' SHA-256: what "as it was" means, to the byte."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel == "_lock":
+            continue
+        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "/"
     return out
 
 

@@ -1,5 +1,6 @@
-"""For the kill tests' child processes: make one step of a dataset write SIGKILL its own
-process on its n-th call, so a kill lands at a known point."""
+"""For the kill and signal tests' child processes: make one step of a dataset write send a
+signal (SIGKILL by default) to its own process, or to its process group as a terminal's Ctrl-C
+does, on its n-th call, so the signal lands at a known point."""
 
 from __future__ import annotations
 
@@ -16,19 +17,39 @@ import bgparse.store.dataset as dataset
 POINTS = ("staging", "publish", "manifest", "after-manifest")
 
 
-def arm(point: str, n: int) -> None:
-    """SIGKILL this process at `point` once that step has been called `n` times."""
+def arm(
+    point: str,
+    n: int,
+    sig: int = signal.SIGKILL,
+    group: bool = False,
+    on_send: Callable[[], None] | None = None,
+) -> None:
+    """Send `sig` to this process (to its process group with `group`) at `point` once that
+    step has been called `n` times; a signal this process survives is sent once, after
+    `on_send` is called."""
     calls = 0
+    sent = False
+
+    def send() -> None:
+        nonlocal sent
+        if not sent:
+            sent = True
+            if on_send is not None:
+                on_send()
+            if group:
+                os.killpg(os.getpgid(0), sig)
+            else:
+                os.kill(os.getpid(), sig)
 
     def kill_on_call(fn: Callable[..., Any], after: bool = False) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             nonlocal calls
             calls += 1
             if calls > n and not after:
-                os.kill(os.getpid(), signal.SIGKILL)
+                send()
             out = fn(*args, **kwargs)
             if calls > n and after:
-                os.kill(os.getpid(), signal.SIGKILL)
+                send()
             return out
 
         return wrapper
