@@ -15,7 +15,7 @@ def main() -> None:
     try:
         from bgparse.cli import main as run
     except interrupts.Interrupted as exc:
-        sys.stderr.write("bgparse: interrupted\n")
+        interrupts.report("bgparse: interrupted")
         sys.exit(exc.exit_code)
     run()
 

@@ -544,7 +544,7 @@ def main() -> None:
     try:
         app()
     except interrupts.Interrupted as exc:
-        typer.echo("bgparse: interrupted", err=True)
+        interrupts.report("bgparse: interrupted")
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.echo("bgparse: interrupted", err=True)

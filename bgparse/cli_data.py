@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from bgparse import interrupts
 from bgparse.interrupts import Interrupted
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
@@ -85,6 +86,13 @@ def _fold(wide: bool) -> bool:
 def _fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"error: {message}", err=True)
     return typer.Exit(code)
+
+
+def _stopped(message: str, exc: Interrupted) -> typer.Exit:
+    """The one line of a command stopped by a signal (printed once, even if a watchdog is
+    about to end the process: `bgparse.interrupts`)."""
+    interrupts.report(f"error: {message}")
+    return typer.Exit(exc.exit_code)
 
 
 def import_command(
@@ -202,12 +210,9 @@ def import_command(
         ) from None
     except Interrupted as exc:
         if exc.committed:
-            raise _fail(
-                "interrupted after the commit: the import is complete", exc.exit_code
-            ) from None
-        raise _fail(
-            "interrupted: nothing was committed, the dataset is as it was", exc.exit_code
-        ) from None
+            raise _stopped("interrupted after the commit: the import is complete", exc) from None
+        message = "interrupted: nothing was committed, the dataset is as it was"
+        raise _stopped(message, exc) from None
     except KeyboardInterrupt:
         raise _fail("interrupted: nothing was committed, the dataset is as it was", 130) from None
     except OSError as exc:
@@ -324,10 +329,8 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
         raise _fail(str(exc)) from None
     except Interrupted as exc:
         if exc.committed:
-            raise _fail(
-                "interrupted after the commit: the dataset is compacted", exc.exit_code
-            ) from None
-        raise _fail("interrupted: the dataset is as it was", exc.exit_code) from None
+            raise _stopped("interrupted after the commit: the dataset is compacted", exc) from None
+        raise _stopped("interrupted: the dataset is as it was", exc) from None
     except KeyboardInterrupt:
         raise _fail("interrupted: the dataset is as it was", 130) from None
     if not done.partitions:

@@ -889,7 +889,7 @@ def _init_worker() -> None:
 
 #: How long the importer waits for killed workers to be gone, and then for the pool's manager
 #: thread, before it goes on without them.
-_STOP_WAIT = 5.0
+_STOP_WAIT = 3.0
 
 #: Closes an executor: True after a clean run (its work is done), False when the import failed
 #: or was interrupted (stop now, whatever is running).

@@ -7,6 +7,12 @@ runs to its end, which takes a bounded time. A section that must not be cut half
 manifest's replacement, the process pool's bookkeeping) runs under `deferred()`, which holds a
 signal until the section ends and then acts on it.
 
+The first signal also starts a watchdog: if the process has not ended `GRACE` seconds later, it
+prints the command's one line (unless `report` printed it) and ends the process there. Nothing
+of bgparse needs it; it is there because C code can swallow the exception a handler raises
+(DuckDB does, now and then, and runs its query on), and because an exit handler that waits for
+a process forever (multiprocessing's) would otherwise hang the command.
+
 Nothing here is installed by importing bgparse as a library: a program that calls
 `bgparse.ingest.run_import` keeps its own handlers, and `deferred()` holds whatever they are.
 """
@@ -14,16 +20,31 @@ Nothing here is installed by importing bgparse as a library: a program that call
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
-__all__ = ["STOP_SIGNALS", "Interrupted", "deferred", "install", "received", "uninstall"]
+__all__ = [
+    "GRACE",
+    "STOP_SIGNALS",
+    "Interrupted",
+    "deferred",
+    "install",
+    "received",
+    "report",
+    "uninstall",
+]
 
 #: Ctrl-C, and the polite kill of service managers and `kill PID`.
 STOP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGINT, signal.SIGTERM)
+
+#: Seconds from the first stop signal to the watchdog's end of the process.
+GRACE = 6.0
 
 _Handler = Callable[[int, FrameType | None], Any] | int | None
 
@@ -52,6 +73,8 @@ class _State:
 
     first: int | None = None
     installed: bool = False
+    reported: bool = False
+    lock = threading.Lock()
 
 
 def _on_signal(signum: int, frame: FrameType | None) -> None:
@@ -59,7 +82,24 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
         # The first signal's clean-up is under way: let it finish (it is bounded).
         return
     _State.first = signum
+    threading.Thread(target=_watchdog, args=(signum,), daemon=True, name="bgparse-stop").start()
     raise Interrupted(signum)
+
+
+def _watchdog(signum: int) -> None:
+    time.sleep(GRACE)
+    report("bgparse: interrupted")
+    os._exit(128 + signum)
+
+
+def report(line: str) -> None:
+    """Print the line that says the command was stopped; only the first call prints."""
+    with _State.lock:
+        if _State.reported:
+            return
+        _State.reported = True
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
 
 
 def install() -> None:
@@ -69,6 +109,7 @@ def install() -> None:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, _on_signal)
     _State.first = None
+    _State.reported = False
     _State.installed = True
 
 

@@ -7,6 +7,7 @@ files the manifest commits (never a glob), so a query never sees an import half 
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import decimal
@@ -15,7 +16,7 @@ import json
 import math
 import os
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import duckdb
@@ -25,6 +26,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from bgparse import interrupts
 from bgparse.filters import FILTERED, Filters
 from bgparse.findings import CODES
 from bgparse.paths import display_path
@@ -54,6 +56,20 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+@contextlib.contextmanager
+def _signals_seen() -> Iterator[None]:
+    """DuckDB runs Python's signal handlers while it works, swallows what they raise and says
+    "Query interrupted" (a RuntimeError): the command line's handler noted which signal it was,
+    and that is what the caller must see."""
+    try:
+        yield
+    except RuntimeError:
+        signum = interrupts.received()
+        if signum is None:
+            raise
+        raise interrupts.Interrupted(signum) from None
+
+
 def connect(
     root: str | os.PathLike[str], filters: Filters | None = None
 ) -> duckdb.DuckDBPyConnection:
@@ -61,6 +77,11 @@ def connect(
     `imports` over the dataset at `root`, the table `finding_codes`, and every view and macro
     of `pipelines/*.sql`; with `filters`, the match tables hold only the selected matches'
     rows. Raises DatasetError when there is no dataset there."""
+    with _signals_seen():
+        return _connect(root, filters)
+
+
+def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.DuckDBPyConnection:
     ds = Dataset(os.path.abspath(root))
     if not ds.exists():
         shown = display_path(root)
@@ -123,9 +144,10 @@ def run(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) ->
                 if n == 0
                 else f"one SQL statement at a time, not {n}: run each on its own"
             )
-        rel = con.sql(sql, params=list(params) or None)
-        # A statement without a result (CREATE, SET...) has run; it has no rows to show.
-        return rel.to_arrow_table() if rel is not None else pa.table({})
+        with _signals_seen():
+            rel = con.sql(sql, params=list(params) or None)
+            # A statement without a result (CREATE, SET...) has run; it has no rows to show.
+            return rel.to_arrow_table() if rel is not None else pa.table({})
     except duckdb.Error as exc:
         raise QueryError(str(exc).strip()) from exc
 

@@ -322,3 +322,17 @@ def test_a_signal_while_the_command_loads_stops_it_quietly(
 def _pause(seconds: float) -> bool:
     time.sleep(seconds)
     return True
+
+
+@pytest.mark.parametrize("sig,group", [(TERM, True)], ids=["sigterm"])
+def test_a_signal_stops_a_long_query(
+    samples: tuple[Path, dict[str, list[tuple]]], sig: int, group: bool
+) -> None:
+    """DuckDB notices the signal inside a query and says only "Query interrupted", or now and
+    then swallows it and runs on: the watchdog (`bgparse.interrupts.GRACE`) ends it then."""
+    before, _ = samples
+    endless = "SELECT count(*) FROM range(1000000000000)"
+    stopped = run_watched(
+        lambda pid: _loading(pid) and _pause(2.5), sig, group, "query", endless, "-d", str(before)
+    )
+    assert_one_line(stopped, 128 + sig, "bgparse: interrupted")
