@@ -108,7 +108,7 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
             except duckdb.Error as exc:
                 # A listed file gone or damaged (DuckDB opens them here): its first line names it.
                 cause = str(exc).strip().splitlines()[0] if str(exc).strip() else repr(exc)
-                raise DatasetError(f"cannot read {root}: {cause}") from exc
+                raise DatasetError(f"cannot read {display_path(root)}: {cause}") from exc
         else:
             # An empty table of the right types, so that every macro works on a new dataset.
             con.register("_bgparse_empty", row_schema(table).empty_table())

@@ -45,6 +45,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bgparse.interrupts import Interrupted, deferred
+from bgparse.paths import display_path
 from bgparse.store.schema import (
     PARTITION_FIELDS,
     PARTITIONED,
@@ -83,7 +84,7 @@ class DatasetIOError(DatasetError):
     permission, a full disk, a damaged file): the message names the path and the cause."""
 
     def __init__(self, doing: str, path: Path, exc: OSError | pa.ArrowException) -> None:
-        super().__init__(f"cannot {doing} {path}: {_cause(exc)}")
+        super().__init__(f"cannot {doing} {display_path(path)}: {_cause(exc)}")
         self.path = path
         self.errno: int | None = getattr(exc, "errno", None)
 
