@@ -408,7 +408,10 @@ def _stats_command(stat: Statistic) -> Any:
         data = values.pop("data") or (ctx.obj or {}).get("data") or _DEFAULT_DATA
         fmt: OutputFormat = values.pop("fmt")
         wide: bool = values.pop("wide")
-        filters = filters_from(values)
+        try:
+            filters = filters_from(values)
+        except OptionError as exc:
+            raise _fail(str(exc)) from None
         # A statistic's own --length is the filter's; the player profile shows the
         # filtered player's row.
         if any(p.name == "length" for p in stat.params):

@@ -121,12 +121,16 @@ def report_command(**values: Any) -> None:
     from bgparse.cli_filters import filters_from
     from bgparse.query import QueryError, connect
     from bgparse.render.analysis import analysis_report
+    from bgparse.stats import OptionError
     from bgparse.store.dataset import DatasetError
 
     out: Path = values.pop("out")
     data: Path = values.pop("data")
     title: str | None = values.pop("title")
-    chosen = filters_from(values)
+    try:
+        chosen = filters_from(values)
+    except OptionError as exc:
+        raise _fail(str(exc)) from None
     try:
         con = connect(data, chosen)
         page = analysis_report(con, chosen, title=title)
