@@ -47,6 +47,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     "S014": (Severity.ERROR, "match length out of range"),
     "S015": (Severity.ERROR, "file is larger than the reader accepts"),
     "S016": (Severity.ERROR, "input cannot be read (I/O, archive or compression error, refused)"),
+    "S017": (Severity.ERROR, "number too large to read"),
     "S020": (
         Severity.ERROR,
         "eXtreme Gammon file damaged: header, archive, compressed data or CRC",

@@ -43,6 +43,14 @@ from bgparse.events import (
     make_roll,
 )
 from bgparse.findings import Finding
+from bgparse.readers.numbers import (
+    MAX_NUMBER,
+    find_too_large,
+    quote,
+    read_bounded,
+    read_int,
+    too_large_message,
+)
 from bgparse.resources import read_grammar
 
 __all__ = [
@@ -68,6 +76,8 @@ _SCORE = re.compile(
 _SCORE_ONE = re.compile(r"^(?P<left>.*?)[ \t]*:[ \t]*(?P<ls>-?\d+)")
 _ROW_START = re.compile(r"^\d+\)")
 _ROWNO_LEAD = re.compile(r"[ \t\f\v]*\d+\)")
+#: A row number where a line may have one: at its start or after a blank (not a `(2)` count).
+_ROW_NUMBER = re.compile(r"(?:^|(?<=[ \t\f\v]))(\d+)\)")
 _RATING = re.compile(r"^(?P<name>.*?),[ \t]*(?P<rating>\d+(?:[.,]\d+)?)$")
 _SET_POS = re.compile(
     r"^[;#][ \t]*set[ \t]+pos[ \t]*=[ \t]*(?P<board>[^/\s]+)(?:/(?P<cube>-?\d+))?", re.I
@@ -150,7 +160,10 @@ def parse_move_word(word: str) -> Move | None:
         i = w.rfind("(")
         if i <= 0 or not w[i + 1 : -1].isdigit():
             return None
-        count = int(w[i + 1 : -1])
+        n = _read_or_none(w[i + 1 : -1])
+        if n is None:
+            return None
+        count = n
         w = w[:i]
     parts = w.split("/")
     if len(parts) < 2:
@@ -163,13 +176,20 @@ def parse_move_word(word: str) -> Move | None:
             part = part.rstrip("*")
         p = _POINT_WORDS.get(part.lower())
         if p is None:
-            try:
-                p = int(part)
-            except ValueError:
+            p = _read_or_none(part)
+            if p is None:
                 return None
         points.append(p)
         hits.append(star)
     return Move(tuple(points), tuple(hits), count)
+
+
+def _read_or_none(text: str) -> int | None:
+    """A number of a move word; None for what is none, or too large (the caller says which)."""
+    try:
+        return read_int(text)
+    except ValueError:
+        return None
 
 
 @dataclass(slots=True)
@@ -188,21 +208,35 @@ class _Features:
 @dataclass(slots=True)
 class _MatchContext:
     path: str
-    lines: list[str]  # the whole file's lines (for source lines in findings)
+    text: str  # the match's own text: its header, match line and games
+    first_line: int  # the file's line number of the first line of `text`
     errors: list[Finding]
     features: _Features
     # Distinct plays of the match: what the dialect is read from, without a cost per roll.
     plays_seen: set[Any] = field(default_factory=set)
+    # The lines of `text`, cut when a finding first quotes one: the match's, not the file's,
+    # so that reading a file of thousands of matches holds one match's lines at a time.
+    lines: list[str] | None = None
 
     def source(self, line: int) -> str | None:
-        if 1 <= line <= len(self.lines):
-            return self.lines[line - 1]
+        if self.lines is None:
+            self.lines = self.text.split("\n")
+        i = line - self.first_line
+        if 0 <= i < len(self.lines):
+            return self.lines[i]
         return None
 
     def error(self, code: str, message: str, line: int, column: int, game: int | None) -> None:
         self.errors.append(
             Finding.make(code, message, line, column, game=game, source_line=self.source(line))
         )
+
+    def number(self, text: str, what: str, line: int, column: int, game: int | None) -> int:
+        """`text`'s value, or MAX_NUMBER with an S017 finding where it is too large to read."""
+        value, problem = read_bounded(text, what)
+        if problem is not None:
+            self.error("S017", problem, line, column, game)
+        return value
 
 
 def _tag_value_bool(value: str) -> bool | None:
@@ -214,9 +248,19 @@ def _tag_value_bool(value: str) -> bool | None:
     return None
 
 
+_FRACTION = re.compile(r"[.,]")
+
+
+def _whole(number: str) -> str:
+    """The whole part of a rating (`1500.25`, `1500,25`): its decimals may run long."""
+    return _FRACTION.split(number, maxsplit=1)[0]
+
+
 def _elo(value: str) -> float | None:
     m = _ELO.match(value)
-    return float(m.group(1).replace(",", ".")) if m else None
+    if m is None or find_too_large(_whole(m.group(1))) is not None:  # reported: S017
+        return None
+    return float(m.group(1).replace(",", "."))
 
 
 def _rating_tag(value: str | None) -> float | None:
@@ -248,7 +292,7 @@ def info_from_tags(
     cube_limit: int | None = None
     if "cubelimit" in d:
         try:
-            cube_limit = int(d["cubelimit"])
+            cube_limit = read_int(d["cubelimit"])  # None when too large (reported: S017)
         except ValueError:
             cube_limit = None
     return MatchInfo(
@@ -319,25 +363,14 @@ def _detect_dialect(tags: list[tuple[str, str]], f: _Features) -> str:
     return "jellyfish"
 
 
-def _split_score(text: str) -> tuple[str, int, str, int, int] | None:
-    """(left name, left score, right name, right score, offset of the right name)."""
-    m = _SCORE.match(text)
-    if m is None:
-        return None
-    return (
-        m.group("left").strip(),
-        int(m.group("ls")),
-        m.group("right").strip(),
-        int(m.group("rs")),
-        m.start("right"),
-    )
-
-
 def _strip_rating(name: str) -> tuple[str, float | None]:
     m = _RATING.match(name)
     if m is None:
         return name, None
-    return m.group("name").strip(), float(m.group("rating").replace(",", "."))
+    rating = m.group("rating")
+    if find_too_large(_whole(rating)) is not None:  # reported with the score line (S017)
+        return m.group("name").strip(), None
+    return m.group("name").strip(), float(rating.replace(",", "."))
 
 
 class _Line(NamedTuple):
@@ -408,19 +441,24 @@ def _read_play(rest: str) -> _Play:
 class _GameReader:
     """Builds one game's events from its lines."""
 
-    __slots__ = ("ctx", "features", "game_no", "plays_seen")
+    __slots__ = ("ctx", "features", "game_no", "long_numbers", "plays_seen")
 
     def __init__(self, ctx: _MatchContext) -> None:
         self.ctx = ctx
         self.features = ctx.features
         self.game_no: int | None = None
         self.plays_seen = ctx.plays_seen
+        self.long_numbers = False  # the game's text has a number too large to read
 
     def build(self, game_line: _Line, score: _Line | None, lines: list[_Line]) -> Game:
         gtext = game_line.text
         gcol = len(gtext) - len(gtext.lstrip()) + 1
         m = _WIN_NUM.search(gtext.lstrip()[4:])
-        number = int(m.group()) if m else 0
+        number = 0
+        if m is not None:
+            number = self.ctx.number(
+                m.group(), "game number", game_line.number, gcol + 4 + m.start(), None
+            )
         self.game_no = number
         gspan = Span(game_line.number, gcol, len(gtext.strip()))
         names: tuple[str, str] = ("", "")
@@ -429,7 +467,7 @@ class _GameReader:
         if score is None:
             self.ctx.error("S008", f"'Game {number}' has no score line", gspan.line, gcol, number)
         else:
-            parts = _split_score(score.text)
+            parts = self._score(score)
             if parts is None:
                 col = len(score.text) - len(score.text.lstrip()) + 1
                 self.ctx.error(
@@ -452,6 +490,8 @@ class _GameReader:
             else (line, None)
             for line in lines
         ]
+        if self.long_numbers:
+            self._row_numbers(lines)
         threshold = self._threshold(rows, right_name_col)
         actions: list[Action] = []
         append = actions.append
@@ -505,6 +545,53 @@ class _GameReader:
             )
         return Game(number, scores, tuple(actions), gspan, names)
 
+    def _score(self, score: _Line) -> tuple[str, int, str, int, int] | None:
+        """(left name, left score, right name, right score, offset of the right name)."""
+        text = score.text
+        m = _SCORE.match(text)
+        if m is None:
+            return None
+        number = self.ctx.number
+        values = [
+            number(m.group(g), "score", score.number, m.start(g) + 1, self.game_no)
+            for g in ("ls", "rs")
+        ]
+        for g in ("left", "right"):
+            # A rating after a name ("Erin, 1500"): a number the record gives, read later.
+            r = _RATING.match(m.group(g).strip())
+            big = find_too_large(_whole(r.group("rating"))) if r is not None else None
+            if big is not None:
+                at = text.find(big.group(), m.start(g))
+                self.ctx.error(
+                    "S017",
+                    too_large_message("rating", big.group()),
+                    score.number,
+                    at + 1,
+                    self.game_no,
+                )
+        return (
+            m.group("left").strip(),
+            values[0],
+            m.group("right").strip(),
+            values[1],
+            m.start("right"),
+        )
+
+    def _row_numbers(self, lines: list[_Line]) -> None:
+        """S017 for row numbers too large to read (they are not read, but the record is wrong)."""
+        for kind, number, text in lines:
+            if kind != "row":
+                continue
+            for m in _ROW_NUMBER.finditer(text):
+                if find_too_large(m.group(1)) is not None:
+                    self.ctx.error(
+                        "S017",
+                        too_large_message("row number", m.group(1)),
+                        number,
+                        m.start(1) + 1,
+                        self.game_no,
+                    )
+
     def _threshold(
         self, rows: list[tuple[_Line, list[re.Match[str]] | None]], right_name_col: int | None
     ) -> int:
@@ -530,32 +617,62 @@ class _GameReader:
         span = Span(line.number, len(line.text) - len(text) + 1, len(text.rstrip()))
         m = _SET_POS.match(text)
         if m:
-            actions.append(_set_position(m, text.rstrip(), span))
+            actions.append(self._set_position(m, text.rstrip(), span))
         else:
             actions.append(Comment(None, text[1:].strip(), span))
+
+    def _set_position(self, m: re.Match[str], text: str, span: Span) -> SetPosition:
+        # The board decoding needs the rules engine's XGID reader; the replay does it from
+        # `text`.
+        cube_owner: int | None = None
+        cube_value: int | None = None
+        cube = m.group("cube")
+        if cube is not None:
+            c = read_int(cube)
+            column = span.column + m.start("cube")
+            if c is None or abs(c) > _MAX_CUBE_EXPONENT:
+                # Not even computed: 2 to the power of a long number takes minutes and all memory.
+                message = (
+                    too_large_message("cube exponent", cube)
+                    if c is None
+                    else f"number too large: cube exponent {c} (the cube is 2 to this power; "
+                    f"at most {_MAX_CUBE_EXPONENT}); ignored"
+                )
+                self.ctx.error("S017", message, span.line, column, self.game_no)
+            elif c == 0:
+                cube_value, cube_owner = 1, -1
+            else:
+                cube_value, cube_owner = 2 ** abs(c), (0 if c < 0 else 1)
+        return SetPosition(None, None, cube_value, cube_owner, None, text, span)
+
+    def _cell_number(self, text: str, sp: Span, last: bool, what: str) -> int:
+        """The first (or `last`) number of a cube or result cell; 0 where it has none."""
+        nums = list(_WIN_NUM.finditer(text))
+        if not nums:
+            return 0
+        m = nums[-1] if last else nums[0]
+        return self.ctx.number(m.group(), what, sp.line, sp.column + m.start(), self.game_no)
 
     def _cell(self, kind: str | None, text: str, side: int, sp: Span) -> Action:
         """A cube or result cell."""
         if kind == "DOUBLE":
             if "==>" in text:
                 self.features.arrow_long += 1
-            return Double(side, int(_WIN_NUM.findall(text)[-1]), sp)
+            return Double(side, self._cell_number(text, sp, True, "cube value"), sp)
         if kind == "TAKE":
             return Take(side, sp)
         if kind == "DROP":
             return Drop(side, sp)
         if kind == "WIN":
-            points = int(_WIN_NUM.findall(text)[0])
+            points = self._cell_number(text, sp, False, "points")
             low = text.lower()
             return Win(side, points, low.endswith("match"), sp)
         if kind == "LOSS":
-            return Loss(side, int(_WIN_NUM.findall(text)[0]), sp)
+            return Loss(side, self._cell_number(text, sp, False, "points"), sp)
         if kind == "BEAVER":
-            nums = _WIN_NUM.findall(text)
-            return Beaver(side, int(nums[-1]) if nums else 0, sp)
+            return Beaver(side, self._cell_number(text, sp, True, "cube value"), sp)
         if kind == "RACCOON":
-            nums = _WIN_NUM.findall(text)
-            return Raccoon(side, int(nums[-1]) if nums else 0, sp)
+            return Raccoon(side, self._cell_number(text, sp, True, "cube value"), sp)
         low = text.lower()  # RESIGN
         level = (
             3
@@ -577,9 +694,20 @@ class _GameReader:
         kind = play.kind
         if kind == "play":
             for at, word in play.bad:
+                big = find_too_large(word)
+                if big is not None:
+                    self.ctx.error(
+                        "S017",
+                        too_large_message("in a move", big.group()),
+                        sp.line,
+                        sp.column + 3 + at + big.start(),
+                        self.game_no,
+                    )
+                    continue
                 self.ctx.error(
                     "S006",
-                    f"cannot read '{word}' as a move (expected from/to like 13/7*, bar/22, 6/off)",
+                    f"cannot read {quote(word, 40)} as a move "
+                    "(expected from/to like 13/7*, bar/22, 6/off)",
                     sp.line,
                     sp.column + 3 + at,
                     self.game_no,
@@ -610,61 +738,82 @@ def _visual(line: str, index: int) -> int:
     return len(line[:index].expandtabs(8))
 
 
-def _set_position(m: re.Match[str], text: str, span: Span) -> SetPosition:
-    # The board decoding needs the rules engine's XGID reader; the replay does it from `text`.
-    cube_owner: int | None = None
-    cube_value: int | None = None
-    if m.group("cube") is not None:
-        c = int(m.group("cube"))
-        if c == 0:
-            cube_value, cube_owner = 1, -1
-        else:
-            cube_value, cube_owner = 2 ** abs(c), (0 if c < 0 else 1)
-    return SetPosition(None, None, cube_value, cube_owner, None, text, span)
+#: The largest cube exponent a `Set Pos` line may give (its cube is 2 to that power): 2**30
+#: still fits the dataset's int32 columns; XG's own cube stops at 2**12.
+_MAX_CUBE_EXPONENT = 30
+
+
+#: Tags whose values are numbers (keys lower-cased, without spaces, as `RuleSet` reads them).
+_NUMBER_TAGS = frozenset({"cubelimit", "beaver", "beavers", "player1elo", "player2elo"})
 
 
 class _MatReader:
-    """Reads the matches of one decoded file, one at a time."""
+    """Reads the matches of one decoded file, one at a time.
+
+    Linear in the file: each match's text is cut out once, and line numbers come from one
+    cursor that only moves forward (counting from the start of the file for every match made
+    a file of thousands of matches quadratic). `scanned` counts the characters that cursor
+    has passed over, for the tests that keep it so."""
 
     def __init__(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
-        self.lines = text.split("\n")
+        self._pos = 0
+        self._line = 1
+        self.scanned = 0
+
+    def _line_at(self, pos: int) -> int:
+        """The 1-based line number of offset `pos` (never before the last one asked for)."""
+        if pos < self._pos:  # pragma: no cover - offsets are asked for in file order
+            raise ValueError(f"line cursor moved back from {self._pos} to {pos}")
+        self._line += self.text.count("\n", self._pos, pos)
+        self.scanned += pos - self._pos
+        self._pos = pos
+        return self._line
 
     def iter_matches(self) -> Iterator[MatchRecord]:
         text = self.text
-        starts = list(_MATCH_LINE.finditer(text))
+        starts = _MATCH_LINE.finditer(text)
+        m = next(starts, None)
         header_start = 0
-        for idx, m in enumerate(starts):
+        idx = 0
+        while m is not None:
+            nxt = next(starts, None)
             body_end = len(text)
-            if idx + 1 < len(starts):
+            if nxt is not None:
                 # The next match's header (its tag and comment lines) belongs to it, not to the
                 # last game of this one: cut this body before them.
-                body_end = _header_start(text, m.end(), starts[idx + 1].start())
+                body_end = _header_start(text, m.end(), nxt.start())
             yield self._match(idx, header_start, m, body_end)
             header_start = body_end
+            idx += 1
+            m = nxt
 
     def _match(self, index: int, header_start: int, m: re.Match[str], body_end: int) -> MatchRecord:
         text = self.text
         errors: list[Finding] = []
         features = _Features()
-        ctx = _MatchContext(self.path, self.lines, errors, features)
-        match_line = text.count("\n", 0, m.start()) + 1
+        header_line = self._line_at(header_start)
+        ctx = _MatchContext(self.path, text[header_start:body_end], header_line, errors, features)
         tags: list[tuple[str, str]] = []
         comments: list[str] = []
-        for raw in text[header_start : m.start()].split("\n"):
+        for i, raw in enumerate(text[header_start : m.start()].split("\n")):
             s = raw.strip()
             if not s:
                 continue
             t = _TAG.match(s)
             if t and s[0] in ";#[":
                 tags.append((t.group(1).strip(), t.group(2)))
+                self._tag_number(ctx, t, raw, header_line + i)
             elif s[0] in ";#":
                 comments.append(s[1:].strip())
             else:
                 comments.append(s)
-        length = int(m.group(1))
-        if not 0 <= length <= MAX_MATCH_LENGTH:
+        match_line = self._line_at(m.start())
+        length, too_large = read_bounded(m.group(1), "match length")
+        if too_large is not None:
+            ctx.error("S017", too_large, match_line, m.start(1) - m.start() + 1, None)
+        elif not 0 <= length <= MAX_MATCH_LENGTH:
             ctx.error(
                 "S014",
                 f"match length {length} is out of range 0-{MAX_MATCH_LENGTH}",
@@ -674,8 +823,8 @@ class _MatReader:
             )
         games: list[Game] = []
         game_starts = [g.start() for g in _GAME_LINE.finditer(text, m.end(), body_end)]
-        self._stray_text(ctx, m.end(), game_starts[0] if game_starts else body_end)
-        line_no = text.count("\n", 0, game_starts[0]) + 1 if game_starts else 0
+        self._stray_text(ctx, m.end(), game_starts[0] if game_starts else body_end, match_line)
+        line_no = self._line_at(game_starts[0]) if game_starts else 0
         for gi, gs in enumerate(game_starts):
             ge = game_starts[gi + 1] if gi + 1 < len(game_starts) else body_end
             chunk = text[gs:ge]
@@ -709,8 +858,27 @@ class _MatReader:
             hit_marks=dialect not in _NO_HIT_MARKS,
         )
 
-    def _stray_text(self, ctx: _MatchContext, start: int, end: int) -> None:
-        line = self.text.count("\n", 0, start) + 1
+    @staticmethod
+    def _tag_number(ctx: _MatchContext, tag: re.Match[str], raw: str, line: int) -> None:
+        """S017 for a number tag (`CubeLimit`, `Beaver`, an Elo) whose value is too large."""
+        key = tag.group(1).strip().lower().replace(" ", "")
+        if key not in _NUMBER_TAGS:
+            return
+        value = tag.group(2)
+        big = find_too_large(_whole(value) if key.endswith("elo") else value)
+        if big is not None:
+            at = raw.find(big.group(), raw.find('"'))
+            ctx.error(
+                "S017",
+                too_large_message(f"tag {tag.group(1).strip()!r}", big.group()),
+                line,
+                at + 1,
+                None,
+            )
+
+    def _stray_text(self, ctx: _MatchContext, start: int, end: int, line: int) -> None:
+        """S013 for text between the match line (`line`, which holds `start`) and the first
+        game (at `end`)."""
         for raw in self.text[start:end].split("\n"):
             s = raw.strip()
             if s and s[0] not in ";#":
@@ -727,6 +895,8 @@ class _MatReader:
 
     def _game(self, ctx: _MatchContext, chunk: str, first_line: int) -> Game | None:
         reader = _GameReader(ctx)
+        # One cheap scan of the game decides whether its row numbers need a closer look.
+        reader.long_numbers = find_too_large(chunk) is not None
         # A game line may be indented; the grammar starts at its first letter.
         indent = len(chunk) - len(chunk.lstrip(" \t"))
         try:
@@ -765,7 +935,8 @@ class _MatReader:
         raw_lines = chunk.split("\n")
         game_line = _Line("game", first_line, raw_lines[0])
         gm = _WIN_NUM.search(raw_lines[0].lstrip()[4:])
-        reader.game_no = int(gm.group()) if gm else None
+        # For the findings of the lines below; `build` reads it again and reports it if too large.
+        reader.game_no = (_read_or_none(gm.group()) or MAX_NUMBER) if gm else None
         score: _Line | None = None
         lines: list[_Line] = []
         for i, raw in enumerate(raw_lines[1:], start=1):

@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import math
 import re
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -102,6 +103,12 @@ from bgparse.events import (
 from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.readers.decode import decode_bytes, looks_binary
 from bgparse.readers.mat import info_from_tags
+from bgparse.readers.numbers import (
+    MAX_NUMBER,
+    find_too_large,
+    read_bounded,
+    too_large_message,
+)
 from bgparse.resources import read_grammar
 
 __all__ = ["MAX_SGF_BYTES", "iter_sgf_matches", "looks_like_sgf"]
@@ -426,13 +433,30 @@ def _first(root: dict[str, list[str]], name: str) -> str | None:
     return _value(values[0]) if values else None
 
 
-def _int(text: str) -> int | None:
-    text = text.strip()
+def _is_number(text: str) -> bool:
+    """Is `text` an optionally signed run of ASCII digits (what `read_bounded` reads)?"""
     digits = text[1:] if text[:1] in ("+", "-") else text
-    return int(text) if digits.isdigit() and digits.isascii() else None
+    return digits.isdigit() and digits.isascii()
 
 
-def _header(tree: _Tree, nodes: list[_Node]) -> _Header:
+def _value_at(prop: list[Token], index: int, part: str) -> tuple[int, int]:
+    """Line and column of `part` inside the `index`-th raw value of a property."""
+    tok = prop[1]
+    raw = str(tok)
+    pos = 0
+    for i, v in enumerate(_split_values(raw)):
+        at = raw.find(v, pos)
+        if i == index:
+            pos = max(at, 0) + max(v.find(part), 0)
+            break
+        pos = at + len(v)
+    newlines = raw.count("\n", 0, pos)
+    if newlines == 0:
+        return tok.line or 0, (tok.column or 0) + pos
+    return (tok.line or 0) + newlines, pos - raw.rfind("\n", 0, pos)
+
+
+def _header(tree: _Tree, nodes: list[_Node], src: _Source, findings: list[Finding]) -> _Header:
     root: dict[str, list[str]] = {}
     spans: dict[str, list[Token]] = {}
     order: list[tuple[str, list[str]]] = []
@@ -449,11 +473,15 @@ def _header(tree: _Tree, nodes: list[_Node]) -> _Header:
     game: int | None = None
     ws: int | None = None
     bs: int | None = None
-    for v in root.get("MI", []):
+    for i, v in enumerate(root.get("MI", [])):
         key, _, val = _value(v).partition(":")
-        n = _int(val)
-        if n is None:
+        val = val.strip()
+        if not _is_number(val):
             continue
+        n, too_large = read_bounded(val, f"MI {key.strip()}")
+        if too_large is not None:
+            line, column = _value_at(spans["MI"], i, val)
+            findings.append(src.finding("S017", too_large, line, column))
         key = key.strip().lower()
         if key == "length":
             length = max(n, 0)
@@ -673,8 +701,15 @@ class _GameReader:
                 else:
                     self.problem(f"{_raw_text(prop)!r}: dice must be two digits", pspan)
             elif name == "CV":
-                n = _int(first)
-                if n is not None and n > 0:
+                n, too_large = read_bounded(first, "cube value") if _is_number(first) else (0, None)
+                if too_large is not None:
+                    # A cube is no use as 999,999,999: the doubles after it would pass int32.
+                    line, column = _value_at(prop, 0, first)
+                    message = too_large_message("cube value", first)
+                    self.findings.append(
+                        self.src.finding("S017", message, line, column, game=self.number)
+                    )
+                elif n > 0:
                     cube_value = n
                     self.cube, self.offered = n, 0
                 else:
@@ -735,7 +770,14 @@ class _GameReader:
                 self.problem(f"{_raw_text(prop)!r}: result must read W+N or B+N", span)
             return
         winner = 0 if m.group(1).upper() == "W" else 1
-        points = int(m.group(2)) if m.group(2) else None
+        points: int | None = None
+        if m.group(2):
+            points, too_large = read_bounded(m.group(2), "points")
+            if too_large is not None:
+                line, column = _value_at(prop, 0, m.group(2))
+                self.findings.append(
+                    self.src.finding("S017", too_large, line, column, game=self.number)
+                )
         if self.accepted is not None:
             # The game already ended with a resignation accepted in a move node: RE only
             # repeats it.
@@ -868,7 +910,7 @@ def _main_lines(items: Sequence[object], src: _Source) -> tuple[list[_Header], l
                 break
             nodes.extend(main.nodes)
             cur = main
-        headers.append(_header(tree, nodes))
+        headers.append(_header(tree, nodes, src, findings))
     headers.sort(key=lambda h: h.tree.open.start_pos or 0)
     return headers, findings
 
@@ -906,9 +948,11 @@ def _rating(text: str | None) -> float | None:
     if text is None:
         return None
     try:
-        return float(text.strip())
+        value = float(text.strip())
     except ValueError:
         return None
+    # `inf`, `nan` and numbers too large to store (reported, S017) are no rating.
+    return value if math.isfinite(value) and abs(value) <= MAX_NUMBER else None
 
 
 def _group(headers: list[_Header]) -> list[list[_Header]]:
@@ -1001,6 +1045,14 @@ def _match(
         )
     gc = root.get("GC")
     comment = _value(gc[0], text=True) if gc else None  # its lines are the `.mat` comment lines
+    for name in ("WR", "BR"):
+        prop = first.root_spans.get(name)
+        whole = (_first(root, name) or "").split(".", 1)[0]  # the decimals may run long
+        big = find_too_large(whole) if prop is not None else None
+        if prop is not None and big is not None:
+            line, column = _value_at(prop, 0, big.group())
+            message = too_large_message("rating", big.group())
+            findings.append(src.finding("S017", message, line, column))
     tok = first.tree.open
     record = MatchRecord(
         path=path,

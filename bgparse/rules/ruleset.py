@@ -174,8 +174,9 @@ class RuleSet:
                 else:
                     beavers = count
             elif k == "cubelimit":
-                if v.isdigit() and int(v) >= 1:
-                    cube_limit = int(v)
+                limit = _parse_count(v)
+                if limit is not None and limit >= 1:
+                    cube_limit = limit
                 else:
                     notes.append(_bad_value(k, value))
             elif k in ("variation", "variant"):
@@ -293,10 +294,23 @@ def _parse_bool(value: str) -> bool | None:
     return None
 
 
+#: Digits a count in a rule tag may have: Python refuses to read 4,300, and a larger count
+#: means no more than "no limit" (the readers report such numbers, S017).
+_MAX_COUNT_DIGITS = 9
+
+
+def _parse_count(value: str) -> int | None:
+    """A whole number of at most `_MAX_COUNT_DIGITS` significant ASCII digits, else None."""
+    v = value.strip()
+    if not (v.isascii() and v.isdigit()) or len(v.lstrip("0")) > _MAX_COUNT_DIGITS:
+        return None
+    return int(v)
+
+
 def _parse_beaver(value: str) -> int | None:
     v = value.strip().lower()
     if v.isdigit():
-        return int(v)
+        return _parse_count(v)
     flag = _parse_bool(v)
     if flag is None:
         return None
