@@ -77,7 +77,7 @@ _ROLL_KINDS = frozenset({"play", "dance", "hidden"})
 _QUARANTINE_EXAMPLES = 200
 
 #: bytes and path in, verified matches out; raises SyntaxRecordError for an unreadable file.
-Verify = Callable[[bytes, str], list[VerifiedMatch]]
+Verify = Callable[[bytes, str], Iterable[VerifiedMatch]]
 
 
 def bgparse_version() -> str:
@@ -87,14 +87,14 @@ def bgparse_version() -> str:
         return "0+unknown"
 
 
-def verify_file(data: bytes, path: str) -> list[VerifiedMatch]:
-    """Read and replay every match of one file. The readers' own findings (syntax, layout)
-    are merged into each match's findings so the dataset keeps them all."""
+def verify_file(data: bytes, path: str) -> Iterator[VerifiedMatch]:
+    """Read and replay every match of one file, one at a time (a file of thousands of matches
+    never holds them all). The readers' own findings (syntax, layout) are merged into each
+    match's findings so the dataset keeps them all."""
     # Imported here so that the store and the CLI's --help never pay for the grammars.
     from bgparse.readers import iter_records
     from bgparse.replay import replay
 
-    out = []
     for record in iter_records(data, path):
         vm = replay(record)
         if record.errors:
@@ -102,8 +102,7 @@ def verify_file(data: bytes, path: str) -> list[VerifiedMatch]:
             extra = tuple(f for f in record.errors if _finding_key(f) not in seen)
             if extra:
                 vm = replace(vm, findings=extra + vm.findings)
-        out.append(vm)
-    return out
+        yield vm
 
 
 def _finding_key(f: Finding) -> tuple[str, int, int, str]:
@@ -293,32 +292,73 @@ class Unstorable(ValueError):
     quarantined with this reason."""
 
 
+#: Rows of one table and partition held as tuples before they become a record batch: a file
+#: of thousands of matches then keeps its rows as Arrow columns, a fraction of the memory.
+_FLUSH_ROWS = 32_768
+
+
 class _Rows:
     """Rows of the matches of one file (`task`), or of a unit's files one after another, as
     tuples in schema order, turned into batches at the end: once per unit, since each Arrow
-    conversion has a cost per column that a small file's few rows do not repay."""
+    conversion has a cost per column that a small file's few rows do not repay. A large
+    file's rows become batches as they pile up (`flush_full`, between matches)."""
 
     def __init__(self, ctx: ImportContext, task: FileTask) -> None:
         self.ctx = ctx
         self.task = task
         self.rows: dict[PartKey, list[tuple[Any, ...]]] = {}
+        self.done: dict[PartKey, list[pa.RecordBatch]] = {}
+        # Rows holding a value no column takes: left as tuples for `batches` to refuse.
+        self.stuck: set[PartKey] = set()
 
     def table(self, name: str, source: str, year: int | None) -> list[tuple[Any, ...]]:
         return self.rows.setdefault((name, source, year), [])
 
+    def _flushed(self, key: PartKey) -> int:
+        return sum(b.num_rows for b in self.done.get(key, ()))
+
+    def flush_full(self) -> None:
+        for key, rows in self.rows.items():
+            if len(rows) >= _FLUSH_ROWS and key not in self.stuck:
+                try:
+                    batch = _to_batch(key[0], rows)
+                except Unstorable:
+                    self.stuck.add(key)
+                    continue
+                self.done.setdefault(key, []).append(batch)
+                rows.clear()  # in place: the caller may hold this list
+
     def mark(self) -> dict[PartKey, int]:
-        return {key: len(rows) for key, rows in self.rows.items()}
+        return {key: self._flushed(key) + len(rows) for key, rows in self.rows.items()}
 
     def rollback(self, mark: dict[PartKey, int]) -> None:
         """Drop the rows added since `mark` (a file that failed half way keeps none)."""
         for key in list(self.rows):
-            if key in mark:
-                del self.rows[key][mark[key] :]
-            else:
+            if key not in mark:
                 del self.rows[key]
+                self.done.pop(key, None)
+                continue
+            keep, flushed = mark[key], self._flushed(key)
+            if keep >= flushed:
+                del self.rows[key][keep - flushed :]
+                continue
+            self.rows[key].clear()
+            kept: list[pa.RecordBatch] = []
+            for batch in self.done[key]:
+                if keep <= 0:
+                    break
+                kept.append(batch.slice(0, keep) if batch.num_rows > keep else batch)
+                keep -= batch.num_rows
+            self.done[key] = kept
 
     def batches(self) -> dict[PartKey, pa.RecordBatch]:
-        return {key: _to_batch(key[0], rows) for key, rows in self.rows.items()}
+        out = {}
+        for key, rows in self.rows.items():
+            parts = self.done.get(key, [])
+            if rows or not parts:
+                parts = [*parts, _to_batch(key[0], rows)]
+            out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
+        return out
 
     def add_file_finding(self, f: Finding, source: str) -> None:
         self._finding(f, None, None, source, None)
@@ -632,11 +672,8 @@ def _process(
     mark = rows.mark()
     added: set[bytes] = set()
     try:
-        matches = verify(task.data, task.path)
-        if not matches:
-            return FileResult(task.path, "quarantined", "no match found in the file")
         counts: list[MatchCounts] = []
-        for vm in matches:
+        for vm in verify(task.data, task.path):
             uid, content_sha = match_uid(vm)
             if uid in seen:
                 counts.append(MatchCounts(uid, 0, 0, 0, repeat=True))
@@ -644,6 +681,9 @@ def _process(
                 seen.add(uid)
                 added.add(uid)
                 counts.append(rows.add_match(vm, uid, content_sha))
+                rows.flush_full()
+        if not counts:
+            return FileResult(task.path, "quarantined", "no match found in the file")
         return FileResult(task.path, "ok", None, counts)
     except SyntaxRecordError as exc:
         f = exc.finding

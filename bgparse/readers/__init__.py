@@ -65,19 +65,31 @@ def _fail(
     return SyntaxRecordError(Finding.make(code, message, line, column, source_line=source), path)
 
 
+#: A line longer than the reader accepts, tried only at line starts: linear in the text.
+_LONG_LINE = re.compile(rf"^[^\n]{{{MAX_LINE + 1}}}", re.M)
+
+
+def _long_lines(text: str) -> Iterator[tuple[int, int, int]]:
+    """(1-based line number, offset, length) of every over-long line, in file order, without
+    cutting the whole text into lines."""
+    line, pos = 1, 0
+    for m in _LONG_LINE.finditer(text):
+        line += text.count("\n", pos, m.start())
+        end = text.find("\n", m.start())
+        end = len(text) if end < 0 else end
+        yield line, m.start(), end - m.start()
+        pos = m.start()
+
+
 def _long_line(decoded: DecodedText, path: str) -> SyntaxRecordError | None:
-    text = decoded.text
-    if len(text) <= MAX_LINE:
-        return None
-    for i, line in enumerate(text.split("\n"), start=1):
-        if len(line) > MAX_LINE:
-            return _fail(
-                path,
-                "S007",
-                f"line {i} is {len(line):,} characters long (at most {MAX_LINE:,} are accepted)",
-                i,
-                MAX_LINE + 1,
-            )
+    for i, _, length in _long_lines(decoded.text):
+        return _fail(
+            path,
+            "S007",
+            f"line {i} is {length:,} characters long (at most {MAX_LINE:,} are accepted)",
+            i,
+            MAX_LINE + 1,
+        )
     return None
 
 
@@ -130,19 +142,21 @@ def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
 
     if long_line is not None:
         # Blank out the over-long lines so the rest of the file is still read, and say where.
-        lines = text.split("\n")
-        for i, ln in enumerate(lines):
-            if len(ln) > MAX_LINE:
-                warn.append(
-                    Finding.make(
-                        "S007",
-                        f"line is {len(ln):,} characters long (at most {MAX_LINE:,}); skipped",
-                        i + 1,
-                        MAX_LINE + 1,
-                    )
+        pieces: list[str] = []
+        kept = 0
+        for i, start, length in _long_lines(text):
+            warn.append(
+                Finding.make(
+                    "S007",
+                    f"line is {length:,} characters long (at most {MAX_LINE:,}); skipped",
+                    i,
+                    MAX_LINE + 1,
                 )
-                lines[i] = ""
-        text = "\n".join(lines)
+            )
+            pieces.append(text[kept:start])
+            kept = start + length
+        pieces.append(text[kept:])
+        text = "".join(pieces)
     count = 0
     for rec in _with_warnings(iter_mat_matches(text, path), warn):
         count += 1
