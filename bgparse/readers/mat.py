@@ -70,10 +70,14 @@ _tuple_new = tuple.__new__
 _MATCH_LINE = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.M | re.I)
 _GAME_LINE = re.compile(r"^[ \t]*game[ \t]+-?\d+\b", re.M | re.I)
 _TAG = re.compile(r'^[ \t]*[;#]?[ \t]*\[[ \t]*([^\]"]*?)[ \t]*"(.*)"[ \t]*\][ \t]*$')
+#: A name in a score line: anything up to the first colon that a score follows. Written so
+#: that nothing is tried twice (lazy `.*?` names with `[ \t]*` around them made a long run of
+#: blanks cost the cube of its length); names are stripped afterwards.
+_NAME = r"[^:\n]*+(?::(?![ \t]*+-?\d)[^:\n]*+)*+"
 _SCORE = re.compile(
-    r"^(?P<left>.*?)[ \t]*:[ \t]*(?P<ls>-?\d+)[ \t]*(?P<right>.*?)[ \t]*:[ \t]*(?P<rs>-?\d+)"
+    rf"^(?P<left>{_NAME}):[ \t]*+(?P<ls>-?\d++)[ \t]*+(?P<right>{_NAME}):[ \t]*+(?P<rs>-?\d++)"
 )
-_SCORE_ONE = re.compile(r"^(?P<left>.*?)[ \t]*:[ \t]*(?P<ls>-?\d+)")
+_SCORE_ONE = re.compile(rf"^(?P<left>{_NAME}):[ \t]*+(?P<ls>-?\d)")
 _ROW_START = re.compile(r"^\d+\)")
 _ROWNO_LEAD = re.compile(r"[ \t\f\v]*\d+\)")
 #: A row number where a line may have one: at its start or after a blank (not a `(2)` count).
@@ -134,15 +138,23 @@ def _parse(text: str, start: str) -> list[Token]:
     return cast(list[Token], _parser().parse(text, start=start))
 
 
+_DIGIT_RUN_START = r"(?<!\d)"
+
+
 @cache
 def _cell_regex() -> re.Pattern[str]:
     """The grammar's own cell terminals as one pattern with a group per cell type: what splits a
     ROW token into its cells, exactly as the grammar's ROW pattern recognised them."""
     parser = _parser()
+    # No cell starts with a blank, so the search skips blanks itself: a leading `[ \t]*+` made
+    # it quadratic on a long run of blanks with no cell after it (each start ate the whole run),
+    # and a row number is tried only where a run of digits starts, for the same reason.
     alternatives = (
-        f"(?P<{name}>{parser.get_terminal(name).pattern.to_regexp()})" for name in _CELL_TYPES
+        f"(?P<{name}>{_DIGIT_RUN_START if name == 'ROWNO' else ''}"
+        f"{parser.get_terminal(name).pattern.to_regexp()})"
+        for name in _CELL_TYPES
     )
-    return re.compile("[ \t\f\v]*+(?:" + "|".join(alternatives) + ")")
+    return re.compile("|".join(alternatives))
 
 
 def has_match_line(text: str) -> bool:
@@ -814,13 +826,16 @@ class _MatReader:
         if too_large is not None:
             ctx.error("S017", too_large, match_line, m.start(1) - m.start() + 1, None)
         elif not 0 <= length <= MAX_MATCH_LENGTH:
+            # A negative length means nothing the rules know: read as a money session (0).
+            read_as = "" if length > 0 else "; read as 0 (a money session)"
             ctx.error(
                 "S014",
-                f"match length {length} is out of range 0-{MAX_MATCH_LENGTH}",
+                f"match length {length} is out of range 0-{MAX_MATCH_LENGTH}{read_as}",
                 match_line,
                 1,
                 None,
             )
+            length = max(length, 0)
         games: list[Game] = []
         game_starts = [g.start() for g in _GAME_LINE.finditer(text, m.end(), body_end)]
         self._stray_text(ctx, m.end(), game_starts[0] if game_starts else body_end, match_line)
