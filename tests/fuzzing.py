@@ -56,13 +56,13 @@ def seed_files(corpus: bool = True) -> list[Path]:
     return found
 
 
-def load_seeds(paths: Sequence[Path]) -> list[tuple[str, bytes]]:
+def load_seeds(paths: Sequence[Path], limit: int = MAX_SEED_BYTES) -> list[tuple[str, bytes]]:
     seeds = []
     for p in paths:
         data = p.read_bytes()
-        if len(data) > MAX_SEED_BYTES:
-            cut = data.rfind(b"\n", 0, MAX_SEED_BYTES)
-            data = data[: cut + 1 if cut > 0 else MAX_SEED_BYTES]
+        if len(data) > limit:
+            cut = data.rfind(b"\n", 0, limit)
+            data = data[: cut + 1 if cut > 0 else limit]
         seeds.append((p.name, data))
     return seeds
 
@@ -493,9 +493,9 @@ def _chunks(count: int, size: int) -> Iterator[tuple[int, int]]:
 _SEEDS: list[tuple[str, bytes]] = []
 
 
-def _init(corpus: bool) -> None:
+def _init(corpus: bool, limit: int) -> None:
     os.nice(10)
-    _SEEDS.extend(load_seeds(seed_files(corpus)))
+    _SEEDS.extend(load_seeds(seed_files(corpus), limit))
 
 
 def _work(args: tuple[int, int, int, int]) -> Report:
@@ -511,11 +511,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="processes (at most 2 here)")
     ap.add_argument("--cli-every", type=int, default=10, help="every N-th mutant also via the CLI")
     ap.add_argument("--no-corpus", action="store_true", help="the project's samples only")
+    ap.add_argument(
+        "--max-seed-kb", type=int, default=MAX_SEED_BYTES // 1024, help="seed files cut to this"
+    )
     ap.add_argument("--out", type=Path, help="folder for one example mutant per failure class")
     ap.add_argument("--show", type=int, metavar="I", help="write mutant I to stdout and stop")
     args = ap.parse_args(argv)
     if args.show is not None:
-        m = make_mutant(load_seeds(seed_files(not args.no_corpus)), args.seed, args.show)
+        seeds = load_seeds(seed_files(not args.no_corpus), args.max_seed_kb * 1024)
+        m = make_mutant(seeds, args.seed, args.show)
         print(f"{m.name} from {m.seed_name}", file=sys.stderr)
         sys.stdout.buffer.write(m.data)
         return 0
@@ -528,7 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for a, b in _chunks(args.count, 500)
     ]
     ctx = multiprocessing.get_context("spawn")
-    with ctx.Pool(args.workers, initializer=_init, initargs=(not args.no_corpus,)) as pool:
+    limit = args.max_seed_kb * 1024
+    with ctx.Pool(args.workers, initializer=_init, initargs=(not args.no_corpus, limit)) as pool:
         for done, rep in enumerate(pool.imap_unordered(_work, jobs), 1):
             total.merge(rep)
             print(
@@ -539,6 +544,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     summary = {
         "seed": args.seed,
+        "max_seed_kb": args.max_seed_kb,
         "inputs": total.inputs,
         "readable": total.readable,
         "unreadable": total.unreadable,
@@ -556,7 +562,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(summary, indent=2, ensure_ascii=False))
     if args.out is not None and total.failures:
         args.out.mkdir(parents=True, exist_ok=True)
-        seeds = load_seeds(seed_files(not args.no_corpus))
+        seeds = load_seeds(seed_files(not args.no_corpus), limit)
         for index, _ in total.failures.values():
             m = make_mutant(seeds, args.seed, index)
             (args.out / m.name).write_bytes(m.data)
