@@ -533,17 +533,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     ctx = multiprocessing.get_context("spawn")
     limit = args.max_seed_kb * 1024
-    with ctx.Pool(args.workers, initializer=_init, initargs=(not args.no_corpus, limit)) as pool:
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    # SIGTERM (or Ctrl-C) ends the campaign early with the summary of what was done.
+    signal.signal(signal.SIGTERM, stop)
+    stopped = False
+    pool = ctx.Pool(args.workers, initializer=_init, initargs=(not args.no_corpus, limit))
+    try:
         for done, rep in enumerate(pool.imap_unordered(_work, jobs), 1):
+            new = sorted(set(rep.failures) - set(total.failures))
             total.merge(rep)
+            for kind in new:
+                index, detail = total.failures[kind]
+                print(f"new failure class: {kind}: mutant {index}: {detail}", file=sys.stderr)
             print(
                 f"{total.inputs:,} inputs, {len(total.failure_count)} failure classes, "
                 f"{time.time() - begin:,.0f} s ({done}/{len(jobs)} chunks)",
                 file=sys.stderr,
                 flush=True,
             )
+    except KeyboardInterrupt:
+        stopped = True
+    finally:
+        pool.terminate()
+        pool.join()
     summary = {
         "seed": args.seed,
+        "stopped_early": stopped,
         "max_seed_kb": args.max_seed_kb,
         "inputs": total.inputs,
         "readable": total.readable,

@@ -68,6 +68,7 @@ Variations are ignored: only the main line (the first variation at each branch) 
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import contextlib
 import math
@@ -1127,10 +1128,9 @@ def iter_sgf_matches(text_or_bytes: str | bytes, path: str = "<input>") -> Itera
     # first match).
     starts = [(g[0].tree.open.line or 0, g[0].tree.open.column or 0) for g in groups]
     for f in findings:
-        k = 0
-        for i, start in enumerate(starts):
-            if (f.line, f.column) >= start:
-                k = i
+        # The last match starting at or before the finding (bisect: a collection of thousands
+        # of matches with thousands of findings made the plain loop quadratic).
+        k = max(bisect.bisect_right(starts, (f.line, f.column)) - 1, 0)
         records[k][1].append(f)
     for record, errs in records:
         errs.sort(key=lambda f: (f.line, f.column))
