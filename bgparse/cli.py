@@ -288,8 +288,12 @@ def _rule_overrides(
     if crawford is not None:
         out["crawford"] = crawford
     if beavers is not None:
+        if beavers < 0:
+            raise UsageError(f"--beavers must be 0 or more, not {beavers}")
         out["beavers"] = beavers
     if cube_limit is not None:
+        if cube_limit < 1:
+            raise UsageError(f"--cube-limit must be 1 or more, not {cube_limit}")
         out["cube_limit"] = cube_limit
     if backgammon_value is not None:
         if backgammon_value not in (2, 3):

@@ -223,3 +223,17 @@ def test_import_stores_every_file_with_its_finding(tmp_path: Path, digits: int) 
     stored = {(r["source_path"], r["line"], r["column"]) for r in rows}
     for path, (line, column) in where.items():
         assert (path, line, column) in stored, path
+
+
+@pytest.mark.parametrize(
+    "option,message",
+    [
+        (["--cube-limit", "0"], "bgparse: --cube-limit must be 1 or more, not 0\n"),
+        (["--beavers", "-1"], "bgparse: --beavers must be 0 or more, not -1\n"),
+    ],
+)
+def test_rule_options_out_of_range_are_usage_errors(option: list[str], message: str) -> None:
+    """They raised ValueError from RuleSet inside the replay: a traceback, exit 0."""
+    sample = Path(__file__).resolve().parents[1] / "sample_logs" / "mat" / "beavers.mat"
+    result = CliRunner().invoke(app, ["validate", *option, str(sample)])
+    assert (result.exit_code, result.stdout, result.stderr) == (2, "", message)
