@@ -84,6 +84,14 @@ def test_negative_match_length_is_a_finding_not_a_crash() -> None:
     )
 
 
+def test_negative_match_length_too_large_to_read_is_money() -> None:
+    """' -999999999999 point match' passed S017's -999,999,999 on to RuleSet.for_length."""
+    [vm] = _read(" -" + "9" * 12 + " point match\n" + GAME)
+    [s017] = [f for f in vm.findings if f.code == "S017"]  # type: ignore[attr-defined]
+    assert s017.message.endswith("; read as 0 (money)")
+    assert vm.length == 0  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     "where",
     [

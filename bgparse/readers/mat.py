@@ -824,6 +824,9 @@ class _MatReader:
         match_line = self._line_at(m.start())
         length, too_large = read_bounded(m.group(1), "match length")
         if too_large is not None:
+            if length < 0:
+                length = 0
+                too_large = too_large_message("match length", m.group(1), 0) + " (money)"
             ctx.error("S017", too_large, match_line, m.start(1) - m.start() + 1, None)
         elif not 0 <= length <= MAX_MATCH_LENGTH:
             # A negative length means nothing the rules know: read as a money session (0).
