@@ -92,6 +92,13 @@ def test_negative_match_length_too_large_to_read_is_money() -> None:
     assert vm.length == 0  # type: ignore[attr-defined]
 
 
+def test_digits_of_other_scripts_read_as_numbers() -> None:
+    """The readers' patterns take any script's digits (`\\d`), as `int` does: the bounded
+    reader refused '٣١0' with a ValueError."""
+    [vm] = _read(" 1 point match\n" + GAME.replace("Bob : 0", "Bob : \u0663\u06610"))
+    assert vm.games[0].score_before == (0, 310)  # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize(
     "where",
     [

@@ -28,7 +28,7 @@ MAX_DIGITS = 9
 #: What a number too large to read is read as (with its S017 finding).
 MAX_NUMBER = 10**MAX_DIGITS - 1
 
-_LONG_RUN = re.compile(rf"\d{{{MAX_DIGITS + 1},}}", re.ASCII)
+_LONG_RUN = re.compile(rf"\d{{{MAX_DIGITS + 1},}}")
 
 
 def _too_long(digits: str) -> bool:
@@ -36,11 +36,12 @@ def _too_long(digits: str) -> bool:
 
 
 def read_int(text: str) -> int | None:
-    """The value of `text`, an optionally signed run of ASCII digits (leading zeros allowed), or
-    None when it has more than `MAX_DIGITS` significant digits. Raises `ValueError` for text
-    that is not such a number."""
+    """The value of `text`, an optionally signed run of decimal digits (leading zeros allowed;
+    any script's digits, as the readers' `\\d` and `int` take them), or None when it has more
+    than `MAX_DIGITS` significant digits. Raises `ValueError` for text that is not such a
+    number."""
     digits = text[1:] if text[:1] in ("-", "+") else text
-    if not (digits.isascii() and digits.isdigit()):
+    if not digits.isdecimal():
         raise ValueError(f"not a number: {quote(text)}")
     if _too_long(digits):
         return None
@@ -58,7 +59,7 @@ def read_bounded(text: str, what: str) -> tuple[int, str | None]:
 
 
 def find_too_large(text: str, pos: int = 0) -> re.Match[str] | None:
-    """The first run of ASCII digits in `text` (from `pos`) with more than `MAX_DIGITS`
+    """The first run of decimal digits in `text` (from `pos`) with more than `MAX_DIGITS`
     significant digits: a cheap test of a whole line or game before looking closer."""
     for m in _LONG_RUN.finditer(text, pos):
         if _too_long(m.group()):
