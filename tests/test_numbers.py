@@ -50,6 +50,10 @@ SGF_TEMPLATE = """\
 ;B[double]
 ;W[take]
 ;B[62agln])
+(;FF[4]GM[6]AP[Gibbon:1]MI[length:0][game:1]PW[Alice]PB[Bob]
+;W[31hefe]
+;B[resign:«resign:2»]
+;W[accept])
 """
 
 _MARK = re.compile(r"«(\w+):([^»]*)»")
@@ -116,6 +120,7 @@ def test_every_field_is_covered() -> None:
         "wr",
         "br",
         "cv",
+        "resign",
     }
 
 
@@ -168,7 +173,7 @@ def test_validate_text_and_json(tmp_path: Path) -> None:
             text.stdout,
             re.M,
         ), path
-    assert f"{len(where)} file(s), " in text.stdout and ", 0 unreadable" in text.stdout
+    assert f"\n{len(where)} files, " in text.stdout and ", 0 unreadable" in text.stdout
 
     js = runner.invoke(app, ["validate", "--format", "json", str(tmp_path / "in")])
     assert js.exit_code == 1

@@ -108,6 +108,7 @@ from bgparse.readers.numbers import (
     MAX_NUMBER,
     find_too_large,
     read_bounded,
+    read_int,
     too_large_message,
 )
 from bgparse.resources import read_grammar
@@ -434,6 +435,13 @@ def _first(root: dict[str, list[str]], name: str) -> str | None:
     return _value(values[0]) if values else None
 
 
+def _int(text: str) -> int | None:
+    """`text` as a whole number; None for what is none, or too large to read (S017 where a
+    record's own number is that large: see the callers)."""
+    text = text.strip()
+    return read_int(text) if _is_number(text) else None
+
+
 def _is_number(text: str) -> bool:
     """Is `text` an optionally signed run of ASCII digits (what `read_bounded` reads)?"""
     digits = text[1:] if text[:1] in ("+", "-") else text
@@ -621,6 +629,14 @@ class _GameReader:
             self.offered = 0
             self.actions.append(Drop(side, span))
         elif word.startswith("resign:") or word in ("accept", "reject"):
+            digits = word[7:].strip()
+            if word.startswith("resign:") and _is_number(digits) and _int(digits) is None:
+                line, column = _value_at(prop, 0, digits)
+                message = too_large_message("points", digits)
+                self.findings.append(
+                    self.src.finding("S017", message, line, column, game=self.number)
+                )
+                return side
             self.resignation(side, word, raw, span)
         else:
             m = _ROLL.fullmatch(raw)
