@@ -335,6 +335,7 @@ class Report:
     cli_files: int = 0
     seconds: float = 0.0
     slowest: float = 0.0
+    slowest_index: int = -1
     failures: dict[str, tuple[int, str]] = field(default_factory=dict)  # class -> (index, detail)
     failure_count: dict[str, int] = field(default_factory=dict)
 
@@ -346,7 +347,8 @@ class Report:
         for name in ("inputs", "readable", "matches", "findings", "unreadable", "cli_files"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
-        self.slowest = max(self.slowest, other.slowest)
+        if other.slowest > self.slowest:
+            self.slowest, self.slowest_index = other.slowest, other.slowest_index
         for kind, n in other.failure_count.items():
             self.failure_count[kind] = self.failure_count.get(kind, 0) + n
             self.failures.setdefault(kind, other.failures[kind])
@@ -414,7 +416,8 @@ def check_library(m: Mutant, report: Report) -> None:
             signal.signal(signal.SIGALRM, old)
         took = time.perf_counter() - start
         report.seconds += took
-        report.slowest = max(report.slowest, took)
+        if took > report.slowest:
+            report.slowest, report.slowest_index = took, m.index
         report.inputs += 1
 
 
@@ -572,6 +575,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "wall_seconds": round(time.time() - begin, 1),
         "mean_ms": round(1000 * total.seconds / max(total.inputs, 1), 2),
         "slowest_s": round(total.slowest, 2),
+        "slowest_mutant": total.slowest_index,
         "failures": {
             k: {"count": total.failure_count[k], "first": v[0], "detail": v[1]}
             for k, v in sorted(total.failures.items())
