@@ -9,22 +9,35 @@ importing process itself). Memory is measured again on a quarter
 of the corpus to show it does not grow with the number of files.
 
     python bench/import.py [--matches 10000] [--workers 1 2] [--corpus DIR] [--keep DIR] [--pure]
+                           [--executor local dask] [--worker-parts]
 
 --pure also runs every configuration on the pure-Python build (BGPARSE_PURE_PYTHON=1: the
 sources, where compiled modules are installed beside them), for the two side by side.
+
+--executor dask also imports on Dask with the same number of worker processes (workers write
+their own Parquet parts), beside the process pool in the same run, twice: on the LocalCluster
+that `--executor dask` starts (`dask`: its scheduler runs inside the importing process), and
+on a scheduler and workers started with `dask scheduler` / `dask worker` (`dask-ext`: the
+importing process is the client alone, as on a real cluster; the scheduler's CPU is shown).
+--worker-parts also runs the process pool with its workers writing their parts. For each, the
+importing process's (the client's) CPU time per committed file and per MB.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from _common import MB, ROOT, machine, peak_rss_mb, rate, table
@@ -86,16 +99,35 @@ def make_corpus(src: Path, dest: Path, matches: int) -> tuple[int, int]:
     return files, total
 
 
-def run_once(corpus: Path, data: Path, workers: int, rss_dir: Path) -> dict[str, float]:
-    """One import in this process (called in a child process by main)."""
+def _cpu_seconds() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)  # this process only, not its workers
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_once(
+    corpus: Path, data: Path, workers: int, rss_dir: Path, executor: str = "local"
+) -> dict[str, float]:
+    """One import in this process (called in a child process by main). `executor`: local,
+    local-parts (the pool, workers writing their parts), dask (a LocalCluster) or a scheduler's
+    address."""
     os.environ["BENCH_RSS_DIR"] = str(rss_dir)
     from bgparse.ingest import ImportOptions, run_import
 
+    options = ImportOptions(
+        workers=workers,
+        executor="local" if executor.startswith("local") else "dask",
+        scheduler=executor if "://" in executor else None,
+        worker_parts=executor != "local",
+    )
+    cpu = _cpu_seconds()
     started = time.perf_counter()
-    summary = run_import([corpus], data, ImportOptions(workers=workers), verify=bench_verify)
+    summary = run_import([corpus], data, options, verify=bench_verify)
     seconds = time.perf_counter() - started
+    cpu = _cpu_seconds() - cpu
     workers_mb = [float(p.read_text()) for p in rss_dir.glob("rss-*")]
     return {
+        "client_cpu": cpu,
+        "imported": summary.imported,
         "seconds": seconds,
         "bytes": summary.bytes_done,
         "inputs": summary.inputs,
@@ -106,15 +138,72 @@ def run_once(corpus: Path, data: Path, workers: int, rss_dir: Path) -> dict[str,
     }
 
 
-def measure(corpus: Path, workers: int, scratch: Path, pure: bool = False) -> dict[str, float]:
-    data = scratch / f"data-{corpus.name}-{workers}"
-    rss = scratch / f"rss-{corpus.name}-{workers}"
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@contextlib.contextmanager
+def dask_commands(workers: int, env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
+    """A scheduler and `workers` single-thread workers started with Dask's own commands on
+    127.0.0.1; (address, scheduler pid)."""
+    from distributed import Client
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    dask = str(Path(sys.executable).with_name("dask"))
+    procs: list[subprocess.Popen[bytes]] = []
+    with open(log, "ab") as out:
+
+        def start(*args: str) -> subprocess.Popen[bytes]:
+            procs.append(
+                subprocess.Popen(
+                    [dask, *args], env=env, stdout=out, stderr=out, start_new_session=True
+                )
+            )
+            return procs[-1]
+
+        try:
+            sched = start("scheduler", "--host", "127.0.0.1", "--port", str(port),
+                          "--no-dashboard")  # fmt: skip
+            for _ in range(workers):
+                start("worker", address, "--nthreads", "1", "--no-dashboard")
+            with Client(address, timeout=60) as client:
+                client.wait_for_workers(workers, timeout=120)
+            yield address, sched.pid
+        finally:
+            for p in procs:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(p.pid, 9)
+                p.wait()
+
+
+def measure(
+    corpus: Path, workers: int, scratch: Path, pure: bool = False, executor: str = "local"
+) -> dict[str, float]:
+    data = scratch / f"data-{corpus.name}-{workers}-{executor}"
+    rss = scratch / f"rss-{corpus.name}-{workers}-{executor}"
     shutil.rmtree(data, ignore_errors=True)
     shutil.rmtree(rss, ignore_errors=True)
     rss.mkdir()
+    env = child_environ(pure)
     args = [sys.executable, __file__, "--run", str(corpus), str(data), str(workers), str(rss)]
-    done = subprocess.run(args, check=True, capture_output=True, text=True, env=child_environ(pure))
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+    if executor != "dask-ext":
+        done = subprocess.run([*args, executor], check=True, capture_output=True, text=True,
+                              env=env)  # fmt: skip
+        result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+    # Workers import this file's bench_verify (sent by value) and its _common.
+    worker_env = {**env, "BENCH_RSS_DIR": str(rss), "PYTHONPATH": str(Path(__file__).parent)}
+    with dask_commands(workers, worker_env, scratch / "dask.log") as (address, scheduler):
+        before = _cpu_of(scheduler)
+        done = subprocess.run([*args, address], check=True, capture_output=True, text=True,
+                              env=env)  # fmt: skip
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        result["scheduler_cpu"] = _cpu_of(scheduler) - before
     return result
 
 
@@ -125,12 +214,20 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--keep", type=Path, help="build the inputs and datasets here, kept")
     parser.add_argument("--pure", action="store_true", help="also time the pure-Python build")
-    parser.add_argument("--run", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--executor", nargs="+", choices=["local", "dask"], default=["local"])
+    parser.add_argument(
+        "--worker-parts", action="store_true", help="also the pool with workers writing parts"
+    )
+    parser.add_argument("--run", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.run:
-        corpus, data, workers, rss = args.run
-        print(json.dumps(run_once(Path(corpus), Path(data), int(workers), Path(rss))))
+        corpus, data, workers, rss, executor = args.run
+        print(json.dumps(run_once(Path(corpus), Path(data), int(workers), Path(rss), executor)))
         return
+    executors = [e for x in args.executor for e in (["dask", "dask-ext"] if x == "dask" else [x])]
+    if args.worker_parts:
+        executors.insert(executors.index("local") + 1 if "local" in executors else 0,
+                         "local-parts")  # fmt: skip
 
     if not (args.corpus / "manifest.jsonl").is_file():
         print(f"skipped: no GNU Backgammon corpus at {args.corpus}")
@@ -147,33 +244,51 @@ def main() -> None:
             f"({args.corpus} repeated, players renamed)"
         )
         rows = []
+        cost = []
         speedups: list[str] = []
         builds = [("compiled" if compiled_modules() else "pure Python", False)]
         if args.pure and compiled_modules():
             builds.append(("pure Python", True))
         for build, pure in builds:
-            rates = {}
-            for w in args.workers:
-                r = measure(big, w, scratch, pure)
-                rates[w] = rate(r["bytes"] / MB, r["seconds"])
-                rows.append(
-                    [build, w, int(r["inputs"]), int(r["matches"]), r["bytes"] / MB, r["seconds"],
-                     rates[w], rate(r["matches"], r["seconds"]), r["parent_peak_mb"],
-                     r["worker_peak_mb"]]
-                )  # fmt: skip
-            if 1 in rates and 2 in rates:
-                speedups.append(f"{build}: {rates[2] / rates[1]:.2f}x")
-        headers = ["build", "workers", "files", "matches", "MB", "seconds", "MB/s", "matches/s",
-                   "importer peak MB", "worker peak MB"]  # fmt: skip
+            rates: dict[tuple[str, int], float] = {}
+            for executor in executors:
+                for w in args.workers:
+                    if executor != "local" and w == 1:
+                        continue  # parts written by the one worker: the pool's own case
+                    r = measure(big, w, scratch, pure, executor)
+                    rates[executor, w] = rate(r["bytes"] / MB, r["seconds"])
+                    rows.append(
+                        [build, executor, w, int(r["inputs"]), int(r["matches"]), r["bytes"] / MB,
+                         r["seconds"], rates[executor, w], rate(r["matches"], r["seconds"]),
+                         r["parent_peak_mb"], r["worker_peak_mb"]]
+                    )  # fmt: skip
+                    cost.append(
+                        [build, executor, w, r["client_cpu"],
+                         1000 * r["client_cpu"] / max(r["imported"], 1),
+                         r["client_cpu"] / (r["bytes"] / MB),
+                         1000 * r.get("scheduler_cpu", 0.0) / max(r["imported"], 1)]
+                    )  # fmt: skip
+            if ("local", 1) in rates and ("local", 2) in rates:
+                speedups.append(f"{build}: {rates['local', 2] / rates['local', 1]:.2f}x")
+            for executor in executors:
+                if executor != "local" and (executor, 2) in rates and ("local", 2) in rates:
+                    ratio = rates[executor, 2] / rates["local", 2]
+                    speedups.append(f"{build}, {executor} / pool with 2 workers: {ratio:.2f}x")
+        headers = ["build", "executor", "workers", "files", "matches", "MB", "seconds", "MB/s",
+                   "matches/s", "importer peak MB", "worker peak MB"]  # fmt: skip
         print(table(headers, rows))
         if speedups:
-            print(f"speed-up with 2 workers: {', '.join(speedups)}")
+            print(f"speed-up: {', '.join(speedups)}")
+        print(table(["build", "executor", "workers", "client CPU s", "client CPU ms/file",
+                     "client CPU s/MB", "scheduler CPU ms/file"], cost))  # fmt: skip
         w = max(args.workers)
-        q = measure(small, w, scratch)
-        print(
-            f"memory with {small_files:,} files ({small_size / MB:.1f} MB, {w} workers): "
-            f"importer {q['parent_peak_mb']:.0f} MB, worker {q['worker_peak_mb']:.0f} MB"
-        )
+        for executor in executors:
+            q = measure(small, w, scratch, executor=executor)
+            print(
+                f"memory with {small_files:,} files ({small_size / MB:.1f} MB, {w} workers, "
+                f"{executor}): importer {q['parent_peak_mb']:.0f} MB, "
+                f"worker {q['worker_peak_mb']:.0f} MB"
+            )
     finally:
         if args.keep is None:
             shutil.rmtree(scratch, ignore_errors=True)

@@ -3,9 +3,10 @@
 
 Exit codes: 0 every input imported (or a duplicate, or already in the dataset); 1 some input
 was quarantined; 2 usage error, missing dataset or input, dataset locked by another import, a
-file-system error (read-only, full disk: nothing committed); 3 the import failed (a worker
-process died), nothing committed; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: nothing
-committed, unless the signal came after the commit (the message says which).
+file-system error (read-only, full disk: nothing committed), a Dask scheduler that cannot be
+reached; 3 the import failed (a worker process died, or the Dask cluster gave a unit up),
+nothing committed; 130 interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: nothing committed,
+unless the signal came after the commit (the message says which).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import enum
 import inspect
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -113,7 +115,13 @@ def import_command(
         ExecutorName, typer.Option(help="run the per-file work locally or on Dask")
     ] = ExecutorName.local,
     scheduler: Annotated[
-        str | None, typer.Option(help="Dask scheduler address (default: a local Dask cluster)")
+        str | None,
+        typer.Option(
+            envvar="BGPARSE_SCHEDULER",
+            help="Dask scheduler address, tcp://HOST:PORT (default: a local Dask cluster of "
+            "--workers processes)",
+            show_default=False,
+        ),
     ] = None,
     max_file_mb: Annotated[int, typer.Option(min=1, help="largest file or member, MiB")] = 16,
     max_archive_mb: Annotated[
@@ -147,6 +155,10 @@ def import_command(
         why = "is a folder" if report.is_dir() else "its folder does not exist"
         raise _fail(f"--report {display_path(report)}: {why}")
 
+    if scheduler and executor is not ExecutorName.dask:
+        if os.environ.get("BGPARSE_SCHEDULER") != scheduler:
+            raise _fail("--scheduler needs --executor dask")
+        scheduler = None  # the environment's scheduler serves `--executor dask` only
     options = ImportOptions(
         workers=workers,
         source=source,
@@ -195,19 +207,25 @@ def import_command(
     spool = _Report(report) if report is not None else None
     on_input = spool.add if spool is not None else None
     try:
-        summary = run_import(paths, data, options, on_progress=on_progress, on_input=on_input)
+        summary = run_import(
+            paths,
+            data,
+            options,
+            on_progress=on_progress,
+            on_input=on_input,
+            on_notice=lambda text: err.print(text, markup=False, highlight=False) if show else None,
+        )
         if spool is not None:
             spool.write()
     except DatasetIOError as exc:
         raise _fail(f"{exc}; nothing was committed, the dataset is as it was") from None
     except (DatasetError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from None
-    except BrokenExecutor:
-        raise _fail(
-            "a worker process died (out of memory?): nothing was committed, the dataset is as "
-            "it was",
-            3,
-        ) from None
+    except BrokenExecutor as exc:
+        from bgparse.executors import WorkerLost
+
+        what = str(exc) if isinstance(exc, WorkerLost) else "a worker process died (out of memory?)"
+        raise _fail(f"{what}: nothing was committed, the dataset is as it was", 3) from None
     except Interrupted as exc:
         if exc.committed:
             raise _stopped("interrupted after the commit: the import is complete", exc) from None

@@ -46,8 +46,17 @@ from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
 from bgparse.rules import Position, PositionError
-from bgparse.store.dataset import Dataset, DatasetError, KnownInputs, Transaction
+from bgparse.store.dataset import Dataset, KnownInputs, Transaction
 from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
+from bgparse.store.parts import (
+    Part,
+    PartTarget,
+    merge_parts,
+    open_staging,
+    read_part,
+    remove_part,
+    write_parts,
+)
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
 from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
 
@@ -60,6 +69,7 @@ __all__ = [
     "ImportProgress",
     "ImportSummary",
     "InputOutcome",
+    "UnitParts",
     "UnitResult",
     "Verify",
     "bgparse_version",
@@ -68,7 +78,9 @@ __all__ = [
     "process_file",
     "process_unit",
     "run_import",
+    "unit_batches",
     "verify_file",
+    "write_unit",
 ]
 
 #: GNU Position ID of the standard starting position (either side on roll).
@@ -225,6 +237,16 @@ class UnitResult:
             key: pa.ipc.read_record_batch(pa.py_buffer(data), TABLES[key[0]])
             for key, data in self.ipc.items()
         }
+
+
+@dataclass(frozen=True, slots=True)
+class UnitParts:
+    """A unit whose worker wrote its rows itself (`write_unit`): its files' results (no
+    tables) and the parts it wrote into the import's staging folder. A few hundred bytes per
+    file, whatever the size of the rows."""
+
+    files: list[FileResult]
+    parts: tuple[Part, ...]
 
 
 def _label(text: str | None) -> str:
@@ -734,22 +756,47 @@ def _unit_garbage() -> Iterator[None]:
 
 
 def _process_unit(tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify) -> UnitResult:
-    seen: set[bytes] = set()
-    rows = _Rows(ctx, tasks[0])
-    files = [_process(task, ctx, verify, seen, rows) for task in tasks]
-    try:
-        batches = rows.batches()
-    except Unstorable:
-        # A value no column holds (a hostile record): file by file, so that only the files
-        # holding one are quarantined.
-        return _process_unit_by_file(tasks, ctx, verify)
+    files, batches = unit_batches(tasks, ctx, verify)
     ipc = {key: batch.serialize().to_pybytes() for key, batch in batches.items()}
     return UnitResult(files, ipc)
 
 
+def write_unit(
+    tasks: Sequence[FileTask],
+    ctx: ImportContext,
+    verify: Verify,
+    target: PartTarget,
+    unit: int,
+) -> UnitParts:
+    """The work sent to one worker where workers write their own rows: the same per-unit work
+    as `process_unit`, its rows written as Parquet parts into the import's staging folder
+    (`bgparse.store.parts`); `unit` numbers the parts' names."""
+    if not tasks:
+        return UnitParts([], ())
+    with _unit_garbage():
+        files, batches = unit_batches(tasks, ctx, verify)
+        return UnitParts(files, write_parts(target, unit, batches))
+
+
+def unit_batches(
+    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify = verify_file
+) -> tuple[list[FileResult], dict[PartKey, pa.RecordBatch]]:
+    """The per-unit work itself, whoever ships its rows: the files' results (no tables) and
+    their rows, one batch per table and partition."""
+    seen: set[bytes] = set()
+    rows = _Rows(ctx, tasks[0])
+    files = [_process(task, ctx, verify, seen, rows) for task in tasks]
+    try:
+        return files, rows.batches()
+    except Unstorable:
+        # A value no column holds (a hostile record): file by file, so that only the files
+        # holding one are quarantined.
+        return _process_unit_by_file(tasks, ctx, verify)
+
+
 def _process_unit_by_file(
     tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify
-) -> UnitResult:
+) -> tuple[list[FileResult], dict[PartKey, pa.RecordBatch]]:
     seen: set[bytes] = set()
     files = []
     parts: dict[PartKey, list[pa.RecordBatch]] = {}
@@ -765,8 +812,7 @@ def _process_unit_by_file(
         for key, batch in tables.items():
             parts.setdefault(key, []).append(batch)
         files.append(res)
-    ipc = {key: pa.concat_batches(bs).serialize().to_pybytes() for key, bs in parts.items()}
-    return UnitResult(files, ipc)
+    return files, {key: pa.concat_batches(bs) for key, bs in parts.items()}
 
 
 # --- the executor --------------------------------------------------------------------------
@@ -779,8 +825,22 @@ class ImportOptions:
     limits: Limits = field(default_factory=Limits)
     executor: Literal["local", "dask"] = "local"
     scheduler: str | None = None  # Dask scheduler address; None starts a local cluster
-    chunk_files: int = 64
-    chunk_bytes: int = 1024 * 1024
+    #: Workers write their units' Parquet parts themselves and send back only their names
+    #: (`write_unit`), or send their rows to this process, which writes them (`process_unit`).
+    #: None: workers write with Dask, this process with the local pool (see bench/README.md).
+    worker_parts: bool | None = None
+    #: A unit's most files and bytes; None: the executor's default (`unit_limits`).
+    chunk_files: int | None = None
+    chunk_bytes: int | None = None
+
+    def unit_limits(self) -> tuple[int, int]:
+        """(files, bytes) of a unit. Where workers write their own parts, every unit adds a
+        file per table and partition it touches, so units are larger (4 MiB: a few seconds
+        of a worker's time, a few hundred MB of its memory); rows sent to this process are
+        merged by it whatever the unit's size, and small units keep the pool's memory low."""
+        parts = self.executor == "dask" if self.worker_parts is None else self.worker_parts
+        files, size = (512, 4 * 1024 * 1024) if parts else (64, 1024 * 1024)
+        return self.chunk_files or files, self.chunk_bytes or size
 
 
 @dataclass(frozen=True, slots=True)
@@ -938,17 +998,10 @@ _Close = Callable[[bool], None]
 
 def _make_executor(options: ImportOptions, workers: int) -> tuple[Executor, _Close]:
     if options.executor == "dask":
-        try:
-            from dask.distributed import Client  # type: ignore[import-not-found]
-        except ImportError as exc:
-            raise DatasetError(
-                "--executor dask needs the dask extra: pip install 'bgparse[dask]'"
-            ) from exc
-        if options.scheduler:
-            client = Client(options.scheduler)
-        else:
-            client = Client(n_workers=workers, threads_per_worker=1, processes=True)
-        return client.get_executor(), lambda ok: client.close()
+        from bgparse.executors import open_dask
+
+        dask = open_dask(options.scheduler, workers)
+        return dask, lambda ok: dask.shutdown(cancel_futures=True)
     if workers <= 1:
         return _Inline(), lambda ok: None
     # forkserver: workers must not inherit the dataset lock's descriptor (a forked child would
@@ -1047,6 +1100,8 @@ class _Importer:
         self.ledger: list[tuple[Any, ...]] = []
         # (errors, -input number, outcome): a min-heap of the worst inputs so far.
         self.worst: list[tuple[int, int, InputOutcome]] = []
+        #: Workers' parts accepted so far, by table and partition, in input order.
+        self.parts: dict[PartKey, list[str]] = {}
         self.recorded = 0
 
     def progress(self, consumed: int) -> None:
@@ -1111,6 +1166,39 @@ class _Importer:
     def finish(self) -> None:
         self.flush_ledger()
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
+
+    def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
+        """A unit whose worker wrote its rows as parts: adopted into the commit as they are,
+        unless the unit holds a match already stored (by an earlier unit or import; rare): then
+        its parts are read back, those matches' rows dropped, the rest written here, and the
+        parts removed."""
+        known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
+        if known:
+            value_set = pa.array(list(known), type=pa.binary(16))
+        for part in res.parts:
+            if not known:
+                self.parts.setdefault((part.table, part.source, part.year), []).append(part.rel)
+                continue
+            for batch in read_part(target, part).to_batches():
+                keep = pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
+                self.tx.add(part.table, batch.filter(keep), part.source, part.year)
+            remove_part(target, part)
+        for meta, f in zip(metas, res.files, strict=True):
+            self.result(meta, f, known)
+
+    def merge_parts(self, executor: Executor, target: PartTarget) -> None:
+        """Once every unit is in: each partition's parts merged into few files by the workers
+        (`bgparse.store.parts.merge_parts`), which the commit takes instead of the parts."""
+        futures: list[Future[tuple[Part, ...]]] = []
+        for seq, ((table, source, year), rels) in enumerate(self.parts.items()):
+            if len(rels) == 1:
+                self.tx.adopt(rels[0])
+            else:
+                futures.append(executor.submit(merge_parts, target, table, source, year, rels, seq))
+        for fut in futures:
+            for part in fut.result():
+                self.tx.adopt(part.rel)
+        self.parts = {}
 
     def unit(self, metas: list[_Meta], res: UnitResult) -> None:
         """A unit's results, in input order. Its matches already stored (by an earlier unit or
@@ -1179,6 +1267,7 @@ def run_import(
     on_progress: Callable[[ImportProgress], None] | None = None,
     executor: Executor | None = None,
     on_input: Callable[[InputOutcome], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> ImportSummary:
     """Import every input under `paths` into the dataset at `root` as one atomic commit.
 
@@ -1186,7 +1275,8 @@ def run_import(
     that is not a dataset. `verify` must be picklable (a module-level function) for a process
     pool; `executor` replaces the pool (any concurrent.futures Executor); `on_input` hears
     what became of each input as it is settled (a duplicate or a refusal at once, a file
-    read by a worker when its results come back)."""
+    read by a worker when its results come back); `on_notice` gets one-line notes for the
+    user (the Dask dashboard's address)."""
     opts = options or ImportOptions()
     tops = [os.fspath(p) for p in paths]
     for p in tops:
@@ -1203,6 +1293,12 @@ def run_import(
             stack.callback(gc.set_threshold, *gc.get_threshold())
             gc.set_threshold(*_GC_THRESHOLD)
             stack.enter_context(_batch_gc_here())
+            close: _Close | None = None  # the executor this import started, if any
+            if executor is None and opts.executor == "dask":
+                # A cluster that cannot be reached fails before the dataset is touched.
+                executor, close = _make_executor(opts, workers)
+                close = _once(close)
+                stack.push(_closing(close))
             stack.enter_context(ds.lock())
             known = ds.known_inputs(version)
             ctx = ImportContext(
@@ -1211,14 +1307,28 @@ def run_import(
             summary = ImportSummary(ctx.import_id)
             tx = ds.begin(ctx.import_id, version)
             importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress, on_input)
+            target: PartTarget | None = None
             try:
                 if executor is None:
                     executor, close = _make_executor(opts, workers)
+                    close = _once(close)
                     stack.push(_closing(close))
-                _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1))
+                worker_parts = opts.worker_parts
+                if worker_parts is None:
+                    worker_parts = opts.executor == "dask"
+                if worker_parts:
+                    target = open_staging(root, ctx.import_id, version)
+                workers = _cluster_setup(executor, target, on_notice) or workers
+                _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1), target)
+                if target is not None:
+                    importer.merge_parts(executor, target)
                 importer.finish()
                 summary.committed = tx.commit() is not None
             except BaseException:
+                if target is not None and close is not None:
+                    # Workers stopped first: none may write into the staging folder the
+                    # abort removes.
+                    close(False)
                 tx.abort()
                 raise
     except Interrupted as exc:
@@ -1243,6 +1353,36 @@ def _closing(close: _Close) -> Callable[..., None]:
     return exit_
 
 
+def _once(close: _Close) -> _Close:
+    """`close`, run once however often it is called (on an error, and as the block ends)."""
+    done = False
+
+    def call(ok: bool) -> None:
+        nonlocal done
+        if not done:
+            done = True
+            close(ok)
+
+    return call
+
+
+def _cluster_setup(
+    executor: Executor, target: PartTarget | None, on_notice: Callable[[str], None] | None
+) -> int | None:
+    """On a Dask cluster: check every worker sees the dataset folder (before any work is
+    sent), say where its dashboard is; returns its number of worker threads."""
+    from bgparse.executors import DaskExecutor
+
+    if not isinstance(executor, DaskExecutor):
+        return None
+    if target is not None:
+        executor.check_shared(target)
+    link = executor.dashboard()
+    if link and on_notice is not None:
+        on_notice(f"Dask dashboard: {link}")
+    return executor.threads()
+
+
 def _pump(
     paths: list[str],
     root: str | os.PathLike[str],
@@ -1252,15 +1392,17 @@ def _pump(
     executor: Executor,
     verify: Verify,
     workers: int,
+    target: PartTarget | None = None,
 ) -> None:
     summary = importer.summary
     ctx = importer.ctx
     seen_content: set[str] = set()  # inputs and archives of this import, by SHA-256
     seen_paths: set[str] = set()  # refused inputs of this import, by path
-    pending: deque[tuple[Future[UnitResult], list[_Meta], int]] = deque()
+    pending: deque[tuple[Future[UnitResult | UnitParts], list[_Meta], int]] = deque()
     chunk: list[FileTask] = []
     metas: list[_Meta] = []
     chunk_bytes = 0
+    max_files, max_bytes = opts.unit_limits()
     chunk_consumed = 0
     # Two chunks per worker in flight: enough to keep workers busy, and a fixed bound on the
     # bytes held in memory however many inputs there are.
@@ -1269,19 +1411,30 @@ def _pump(
     def drain(limit: int) -> None:
         while len(pending) > limit:
             fut, ms, consumed = pending.popleft()
-            importer.unit(ms, fut.result())
+            res = fut.result()
+            if isinstance(res, UnitParts):
+                assert target is not None
+                importer.unit_parts(ms, res, target)
+            else:
+                importer.unit(ms, res)
             importer.progress(consumed)
 
     # A pool's submit starts worker processes and books them; a signal that cut it half way
     # could leave a started worker the pool does not know, which nobody would stop. (Inline,
     # submit does the unit's work: a signal must stop that at once.)
     booking = deferred if isinstance(executor, ProcessPoolExecutor) else contextlib.nullcontext
+    units = 0
 
     def submit() -> None:
-        nonlocal chunk, metas, chunk_bytes, chunk_consumed
+        nonlocal chunk, metas, chunk_bytes, chunk_consumed, units
         if chunk:
             with booking():
-                fut = executor.submit(process_unit, chunk, ctx, verify)
+                fut: Future[UnitResult | UnitParts]
+                if target is None:
+                    fut = executor.submit(process_unit, chunk, ctx, verify)
+                else:
+                    fut = executor.submit(write_unit, chunk, ctx, verify, target, units)
+                    units += 1
                 pending.append((fut, metas, chunk_consumed))
             chunk, metas, chunk_bytes, chunk_consumed = [], [], 0, 0
             drain(max_inflight)
@@ -1305,7 +1458,7 @@ def _pump(
                 metas.append(meta)
                 chunk_bytes += len(item.data)
                 chunk_consumed += item.consumed
-                if len(chunk) >= opts.chunk_files or chunk_bytes >= opts.chunk_bytes:
+                if len(chunk) >= max_files or chunk_bytes >= max_bytes:
                     submit()
                 continue  # progress is credited when the chunk's results come back
         elif isinstance(item, Rejected):

@@ -65,6 +65,7 @@ __all__ = [
     "Manifest",
     "Transaction",
     "WriteOptions",
+    "partition_dir",
 ]
 
 MANIFEST_NAME = "_dataset.json"
@@ -451,9 +452,13 @@ class _OpenFile:
     rows: int = 0
 
 
-def _partition_dir(table: str, source: str, year: int | None) -> str:
+def partition_dir(table: str, source: str, year: int | None) -> str:
+    """A partition's folder, relative to the root (year None: no date)."""
     y = _NULL_PARTITION if year is None else str(year)
     return f"{table}/source={source}/year={y}"
+
+
+_partition_dir = partition_dir
 
 
 class Transaction:
@@ -476,6 +481,7 @@ class Transaction:
         self._staged: list[str] = []  # relative paths, in the order they were started
         self._published: list[Path] = []  # staged files moved into the tree, not yet committed
         self._made: list[Path] = []  # folders of the tree made for them, parents first
+        self._durable: set[str] = set()  # staged files their writer has already fsync'ed
         self._schemas = {t: file_schema(t, bgparse_version) for t in TABLES}
         self.committed = False
 
@@ -498,6 +504,18 @@ class Transaction:
             raise ValueError(f"{where!r} is not a folder of table {table!r}")
         if batch.num_rows:
             self._buffer(table, where, batch)
+
+    def adopt(self, rel: str, *, durable: bool = True) -> None:
+        """Commit with this import a file someone else wrote into its staging folder (an
+        import worker's part, `bgparse.store.parts`), at `rel` relative to that folder;
+        `durable`: its writer fsync'ed it (on a network filesystem, the writer's fsync is the
+        one that counts, and a second one per file would cost the commit a round trip)."""
+        table = rel.split("/", 1)[0]
+        if table not in TABLES or not (self.staging / rel).is_file():
+            raise ValueError(f"{rel!r} is not a staged file of a table")
+        self._staged.append(rel)
+        if durable:
+            self._durable.add(rel)
 
     def finish(self, table: str, where: str) -> None:
         """Write out and close the partition's file: nothing more goes there."""
@@ -600,6 +618,8 @@ class Transaction:
             self.abort()
             return None
         for rel in staged:
+            if rel in self._durable:
+                continue
             with _io("write", self.staging / rel):
                 _fsync_path(self.staging / rel)
         dirs: set[Path] = set()

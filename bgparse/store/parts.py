@@ -1,0 +1,235 @@
+"""Parquet parts that import workers write straight into an import's staging folder.
+
+On a cluster the importing process (the client) must not become the bottleneck by receiving
+and writing every row, so each worker writes its unit's rows itself, one Parquet file per
+table and partition, under `_staging/<import_id>/` of the dataset: a folder no reader opens
+and the next import deletes. The client receives only the parts' names and row counts, and a
+commit (`Transaction.adopt`, then `Transaction.commit`) moves them into the tree and lists them
+in the manifest like the files it wrote itself. A part that no commit adopts (its unit was a
+duplicate, its task was rerun elsewhere, the import was aborted or killed) is deleted with the
+staging folder.
+
+The dataset folder must be visible to every worker at the same path (a shared filesystem).
+The client puts a marker holding a random token into the staging folder (`open_staging`);
+a worker refuses to write anywhere whose marker it cannot read back (`check_staging`), so a
+worker on a machine that does not share the folder fails with a clear message instead of
+writing parts nobody will see.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from bgparse.store.dataset import STAGING_NAME, DatasetError, WriteOptions, partition_dir
+from bgparse.store.schema import TABLES, file_schema
+
+__all__ = [
+    "MARKER_NAME",
+    "Part",
+    "PartTarget",
+    "SharedStorageError",
+    "check_staging",
+    "merge_parts",
+    "open_staging",
+    "read_part",
+    "remove_part",
+    "write_parts",
+]
+
+MARKER_NAME = "_bgparse_staging"
+
+
+class SharedStorageError(DatasetError):
+    """A worker cannot see the dataset folder the client writes to."""
+
+
+@dataclass(frozen=True, slots=True)
+class PartTarget:
+    """Where the workers of one import write: the dataset's absolute path (the same on every
+    machine), the import, and the token of the staging marker the client wrote."""
+
+    root: str
+    import_id: str
+    bgparse_version: str
+    token: str
+
+    @property
+    def staging(self) -> Path:
+        return Path(self.root) / STAGING_NAME / self.import_id
+
+    @property
+    def marker(self) -> Path:
+        return self.staging / MARKER_NAME
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One written part: its table and partition, its path relative to the staging folder
+    (and to the root once committed), and its number of rows."""
+
+    table: str
+    source: str | None
+    year: int | None
+    rel: str
+    rows: int
+
+
+def open_staging(root: str | os.PathLike[str], import_id: str, version: str) -> PartTarget:
+    """Create the import's staging folder and its marker (client side, under the lock)."""
+    target = PartTarget(os.path.abspath(root), import_id, version, secrets.token_hex(16))
+    target.staging.mkdir(parents=True, exist_ok=True)
+    tmp = target.marker.with_name(MARKER_NAME + ".tmp")
+    with open(tmp, "w", encoding="ascii") as fh:
+        fh.write(target.token)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, target.marker)
+    return target
+
+
+def check_staging(target: PartTarget, where: str = "this worker") -> None:
+    """Refuse to write unless the client's marker is here with its token: the dataset folder
+    is not shared with this machine (or the import has ended)."""
+    try:
+        token = target.marker.read_text(encoding="ascii").strip()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise SharedStorageError(
+            f"{where} cannot see the dataset folder {target.root} ({target.marker}: {reason}); "
+            f"with --executor dask the dataset folder must be on a filesystem every worker "
+            f"mounts at the same path (NFS, Lustre, a shared volume)"
+        ) from None
+    if token != target.token:
+        raise SharedStorageError(
+            f"{where} sees another folder at {target.root} than the importing process does "
+            f"(its staging marker differs); the dataset folder must be on a filesystem every "
+            f"worker mounts at the same path"
+        )
+
+
+def write_parts(
+    target: PartTarget,
+    unit: int,
+    batches: dict[tuple[str, str | None, int | None], pa.RecordBatch],
+    options: WriteOptions | None = None,
+) -> tuple[Part, ...]:
+    """Write one unit's rows, one file per table and partition, and make them durable. Names
+    carry a fresh random suffix: a task rerun after its worker died never meets the half-written
+    file of the earlier attempt, which no commit will adopt."""
+    opts = options or WriteOptions()
+    check_staging(target)
+    attempt = secrets.token_hex(4)
+    out = []
+    for (table, source, year), batch in batches.items():
+        if batch.num_rows == 0:
+            continue
+        where = partition_dir(table, source, year) if source is not None else table
+        rel = f"{where}/part-{target.import_id}-u{unit:06d}-{attempt}.parquet"
+        path = target.staging / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = pa.Table.from_batches([batch]).replace_schema_metadata(
+            file_schema(table, target.bgparse_version).metadata
+        )
+        pq.write_table(
+            data,
+            path,
+            row_group_size=opts.row_group_rows,
+            compression=opts.compression,
+            use_dictionary=True,
+            write_statistics=True,
+        )
+        # Durable before the client is told: the commit that lists it may follow at once.
+        _fsync(path)
+        out.append(Part(table, source, year, rel, batch.num_rows))
+    return tuple(out)
+
+
+def merge_parts(
+    target: PartTarget,
+    table: str,
+    source: str | None,
+    year: int | None,
+    rels: list[str],
+    seq: int,
+    options: WriteOptions | None = None,
+) -> tuple[Part, ...]:
+    """One partition's parts (of many units) rewritten as few files, in their order: a new
+    file every `max_file_rows` rows, row groups of `row_group_rows`. Run by a worker once
+    every unit is in, so that an import leaves a file per partition, as the process pool's
+    does, not one per unit and partition (thousands of small files that every query would
+    open). The parts read stay (a rerun of this task needs them); the commit removes them with
+    the staging folder."""
+    opts = options or WriteOptions()
+    check_staging(target)
+    where = partition_dir(table, source, year) if source is not None else table
+    schema = file_schema(table, target.bgparse_version)
+    attempt = secrets.token_hex(4)
+    out: list[Part] = []
+    writer: pq.ParquetWriter | None = None
+    rel = ""
+    rows = 0
+    pending: list[pa.Table] = []
+    pending_rows = 0
+
+    def finish() -> None:
+        nonlocal writer, rows
+        if writer is None:
+            return
+        writer.close()
+        _fsync(target.staging / rel)
+        out.append(Part(table, source, year, rel, rows))
+        writer, rows = None, 0
+
+    def flush() -> None:
+        nonlocal writer, rel, rows, pending, pending_rows
+        if not pending_rows:
+            return
+        if writer is None:
+            rel = f"{where}/part-{target.import_id}-m{seq:05d}-{attempt}-{len(out):04d}.parquet"
+            writer = pq.ParquetWriter(
+                target.staging / rel,
+                schema,
+                compression=opts.compression,
+                use_dictionary=True,
+                write_statistics=True,
+            )
+        data = pa.concat_tables(pending).replace_schema_metadata(schema.metadata)
+        writer.write_table(data, row_group_size=opts.row_group_rows)
+        rows += data.num_rows
+        pending, pending_rows = [], 0
+        if rows >= opts.max_file_rows:
+            finish()
+
+    for part_rel in rels:
+        part = pq.read_table(target.staging / part_rel)
+        pending.append(part)
+        pending_rows += part.num_rows
+        if pending_rows >= opts.row_group_rows:
+            flush()
+    flush()
+    finish()
+    return tuple(out)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def read_part(target: PartTarget, part: Part) -> pa.Table:
+    """A written part's rows, with the table's schema (as the workers made them)."""
+    data = pq.read_table(target.staging / part.rel)
+    return data.replace_schema_metadata(None).cast(TABLES[part.table])
+
+
+def remove_part(target: PartTarget, part: Part) -> None:
+    (target.staging / part.rel).unlink(missing_ok=True)
