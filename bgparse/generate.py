@@ -32,7 +32,7 @@ from bgparse.rules import (
     result_type,
 )
 from bgparse.rules.cube import is_dead_cube
-from bgparse.rules.scoring import resignation_points
+from bgparse.rules.scoring import jacoby_reduces, resignation_points
 from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
 __all__ = ["NAMES", "GeneratorPolicy", "generate_match", "generate_matches"]
@@ -108,19 +108,22 @@ def generate_match(
     games: int | None = None,
     policy: GeneratorPolicy = GeneratorPolicy(),
     index: int = 0,
+    rules: RuleSet | None = None,
 ) -> VerifiedMatch:
     """One match of `length` points played to its end, or, for `length` 0, a money session of
-    `games` games (2 to 6, drawn from the seed, where None)."""
+    `games` games (2 to 6, drawn from the seed, where None). `rules`: play under this rule set
+    (made fit for the length) instead of the defaults drawn from the seed."""
     if length < 0:
         raise ValueError(f"match length must be 0 or more, not {length}")
     rng = random.Random(seed)
     first, second = rng.sample(NAMES, 2)
-    rules = RuleSet(crawford=True)
+    default = RuleSet(crawford=True)
     if length == 0:
         # Money play: Jacoby on or off, beavers and raccoons up to three (GNU's default).
-        rules = RuleSet(jacoby=rng.random() < 0.5, beavers=3)
+        default = RuleSet(jacoby=rng.random() < 0.5, beavers=3)
         if games is None:
             games = rng.randint(2, 6)
+    rules = rules or default
     rules = rules.for_length(length)
     state = MatchState.new(length, rules)
     played: list[VerifiedGame] = []
@@ -156,9 +159,10 @@ class _CubeRow:
 
     turn: int
     doubler: int
-    before: int
+    before: int  # the cube the offer starts from (after a beaver: the value just taken)
     after: int
     response: str = "none"
+    offer: str = "double"  # double | beaver | raccoon
 
 
 class _Game:
@@ -342,13 +346,14 @@ class _Game:
                 self.cube = before.beaver(answerer, rules=self.rules, length=self.length)
                 kind = "raccoon" if before.beavers else "beaver"
                 self.counts["beavers"] += 1
-                self.counts["doubles"] += 1
                 self.cube_rows[-1].response = kind
                 self.turn(answerer, kind, cube=before, pips=answer_pips)
                 pending = self.cube.pending
                 assert pending is not None
                 self.cube_rows.append(
-                    _CubeRow(len(self.turns) - 1, answerer, before.value, pending.value)
+                    _CubeRow(
+                        len(self.turns) - 1, answerer, self.cube.value, pending.value, offer=kind
+                    )
                 )
                 doubler = answerer
                 continue
@@ -470,6 +475,7 @@ class _Game:
                 line=0,
                 column=0,
                 doubler_result=points if winner == row.doubler else -points,
+                offer=row.offer,
             )
             for row in self.cube_rows
         )
@@ -497,9 +503,15 @@ class _Game:
             turns=tuple(self.turns),
             cube_actions=actions,
             resign_level=level,
+            post_crawford=self.post_crawford,
             jacoby_applied=end == "normal"
-            and kind in ("gammon", "backgammon")
-            and points < (2 if kind == "gammon" else 3) * cube.value,
+            and kind is not None
+            and jacoby_reduces(
+                kind,  # type: ignore[arg-type]
+                rules=self.rules,
+                cube_used=cube.used,
+                length=self.length,
+            ),
         )
 
 

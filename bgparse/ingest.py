@@ -275,16 +275,6 @@ def _rule(vm: VerifiedMatch, key: str, fallback: Any) -> Any:
     return fallback if value is None else value
 
 
-def _post_crawford(vm: VerifiedMatch) -> list[bool]:
-    out = []
-    crawford_seen = False
-    for g in vm.games:
-        away = [vm.length - s for s in g.score_before]
-        out.append(vm.length > 0 and crawford_seen and not g.crawford and 1 in away)
-        crawford_seen = crawford_seen or g.crawford
-    return out
-
-
 #: Where a table's rows go: (table, source, year); source and year are None for the ledger.
 PartKey = tuple[str, str | None, int | None]
 
@@ -392,6 +382,7 @@ class _Rows:
         index: int | None,
         source: str,
         year: int | None,
+        duplicate: bool = False,
     ) -> None:
         excerpt = f.source_line.rstrip("\r\n")[:200] if f.source_line is not None else None
         self.table("findings", source, year).append(
@@ -409,8 +400,20 @@ class _Rows:
                 f.column,
                 excerpt,
                 self.ctx.import_id,
+                duplicate,
             )
         )
+
+    def add_duplicate(self, vm: VerifiedMatch, uid: bytes) -> MatchCounts:
+        """A match already met: no rows of its own, but the input keeps its findings (its
+        score lines, its `Wins` lines are its own, whatever the match identity leaves out)."""
+        source = _label(self.ctx.source or vm.dialect or vm.format)
+        _, year = _match_date(vm.info.event_date)
+        for f in vm.findings:
+            self._finding(f, uid, vm.index, source, year, duplicate=True)
+        sev = [f.severity for f in vm.findings]
+        n_errors, n_warnings = sev.count(Severity.ERROR), sev.count(Severity.WARNING)
+        return MatchCounts(uid, 0, 0, 0, len(sev), n_errors, n_warnings, repeat=True)
 
     def add_match(self, vm: VerifiedMatch, uid: bytes, content_sha: str) -> MatchCounts:
         source = _label(self.ctx.source or vm.dialect or vm.format)
@@ -462,7 +465,10 @@ class _Rows:
             )
         )
         turns = cubes = 0
-        for i, (g, post) in enumerate(zip(vm.games, _post_crawford(vm), strict=True)):
+        for i, g in enumerate(vm.games):
+            # Post-Crawford as the replay judged it (a record may start past its Crawford
+            # game): never derived again here.
+            post = g.post_crawford
             counters, total_rolls = self._game(vm, i, g, post, uid, source, year)
             turns += len(g.turns)
             cubes += self._cube_actions(vm, g, post, uid, source, year, counters, total_rolls)
@@ -617,12 +623,14 @@ class _Rows:
     ) -> int:
         """The game's cube actions' rows; `counters` per action (the mover's turn number, rolls
         before it) and `total_rolls` as `_game` counted them."""
-        # Per cube action: does each side double again later in the game (a recube)?
+        # Per cube action: does each side double again later in the game (a recube)? Only a
+        # double counts: a beaver or raccoon answers the offer at once, it is no recube.
         doubles_later: list[tuple[bool, bool]] = []
         seen = [False, False]
         for ca in reversed(g.cube_actions):
             doubles_later.append((seen[0], seen[1]))
-            seen[ca.doubler] = True
+            if ca.offer == "double":
+                seen[ca.doubler] = True
         doubles_later.reverse()
         for i, ca in enumerate(g.cube_actions):
             doubler, taker = ca.doubler, 1 - ca.doubler
@@ -642,7 +650,8 @@ class _Rows:
                     ca.cube_before,
                     ca.cube_before * 2,
                     ca.cube_after,
-                    owner_before == doubler,
+                    ca.offer == "double" and owner_before == doubler,
+                    ca.offer,
                     ca.response,
                     ca.position_id or None,
                     ca.match_id or None,
@@ -698,7 +707,7 @@ def _process(
         for vm in verify(task.data, task.path):
             uid, content_sha = match_uid(vm)
             if uid in seen:
-                counts.append(MatchCounts(uid, 0, 0, 0, repeat=True))
+                counts.append(rows.add_duplicate(vm, uid))
             else:
                 seen.add(uid)
                 added.add(uid)
@@ -1208,8 +1217,12 @@ class _Importer:
         if known:
             value_set = pa.array(list(known), type=pa.binary(16))
             tables = {
-                key: batch.filter(
-                    pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
+                key: (
+                    _mark_duplicates(batch, value_set)
+                    if key[0] == "findings"
+                    else batch.filter(
+                        pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
+                    )
                 )
                 for key, batch in tables.items()
             }
@@ -1237,7 +1250,9 @@ class _Importer:
         games = sum(m.games for m in fresh)
         turns = sum(m.turns for m in fresh)
         cubes = sum(m.cube_actions for m in fresh)
-        findings = sum(m.findings for m in fresh)
+        # Every match's findings, a duplicate's too: they are this input's own. The counts of
+        # matches with errors or warnings are of the matches stored.
+        findings = sum(m.findings for m in res.matches)
         with_errors = sum(1 for m in fresh if m.errors)
         s.matches_with_errors += with_errors
         s.matches_with_warnings += sum(1 for m in fresh if m.warnings and not m.errors)
@@ -1253,9 +1268,19 @@ class _Importer:
             "imported" if fresh else "duplicate",
             reason,
             (len(fresh), dupes, games, turns, cubes),
-            (findings, sum(m.errors for m in fresh)),
-            sum(m.warnings for m in fresh),
+            (findings, sum(m.errors for m in res.matches)),
+            sum(m.warnings for m in res.matches),
         )
+
+
+def _mark_duplicates(batch: pa.RecordBatch, uids: pa.Array) -> pa.RecordBatch:
+    """Findings of matches already stored stay, marked `in_duplicate`: the input keeps them."""
+    column = batch.schema.get_field_index("in_duplicate")
+    marked = pc.or_(
+        batch.column(column), pc.is_in(batch.column("match_uid").storage, value_set=uids)
+    )
+    # A finding about the whole file has no match: is_in gives False there, never NULL.
+    return batch.set_column(column, batch.schema.field(column), pc.fill_null(marked, False))
 
 
 def run_import(

@@ -53,7 +53,12 @@ from bgparse.rules.ids import IdError, decode_xgid_board, encode_match_id, final
 from bgparse.rules.ids import MatchIdState as IdState
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
-from bgparse.rules.scoring import explain_win_points, game_points, result_type
+from bgparse.rules.scoring import (
+    explain_win_points,
+    game_points,
+    jacoby_reduces,
+    result_type,
+)
 from bgparse.rules.wording import plural
 from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
@@ -71,7 +76,6 @@ _LOOKAHEAD = 1000
 _SEARCH_BUDGET = 20_000
 #: Illegal plays of one match shown with the board and the legal plays (the rest: message only).
 _DETAILS = 200
-_RESULT_LEVEL = {"single": 1, "gammon": 2, "backgammon": 3}
 _LEVEL_RESULT = {1: "single", 2: "gammon", 3: "backgammon"}
 _CUBE_CODES = {
     "crawford-game": "C007",
@@ -705,7 +709,9 @@ class _Replay:
         g.points = game_points(
             rt, value, rules=self.rules, cube_used=g.cube.used, length=self.length
         )
-        g.jacoby_applied = g.points < _RESULT_LEVEL[rt] * value and rt != "single"
+        g.jacoby_applied = jacoby_reduces(
+            rt, rules=self.rules, cube_used=g.cube.used, length=self.length
+        )
 
     def _hidden(self, g: _GameState, a: HiddenPlay) -> None:
         if g.over:
@@ -801,13 +807,15 @@ class _Replay:
     def _cube_error(self, g: _GameState, exc: CubeError, span: Span) -> None:
         code = _CUBE_CODES.get(exc.code, "C001")
         if exc.code == "crawford-game" and self.crawford_assumed:
-            # The rule is only assumed: the match may have been played without it (GNU's
-            # .mat export cannot say so). Reported, as a warning, with the way to check it.
+            # Match play uses the Crawford rule unless the record or the user says otherwise
+            # (every seed rule sheet; GNU Backgammon and eXtreme Gammon default to it), so this
+            # is an error under the default rules. The record does not name the rule (GNU's
+            # .mat export cannot): the message says it was assumed and how to turn it off.
             message = (
-                f"{exc.message}, or the match was played without the Crawford rule, which the "
-                f"record does not say (validate with --no-crawford) [{exc.code}]"
+                f"{exc.message} (the Crawford rule is assumed: the record does not say; "
+                f"validate with --no-crawford if the match was played without it) [{exc.code}]"
             )
-            self.add(code, message, span, g, reason=exc.code, severity=Severity.WARNING)
+            self.add(code, message, span, g, reason=exc.code)
             return
         self.add(code, f"{exc.message} [{exc.code}]", span, g, reason=exc.code)
 
@@ -851,19 +859,19 @@ class _Replay:
         if self.length > 0 and is_dead_cube(expected, scores, self.length):
             self.add("C006", f"a cube of {expected} is dead at this score", a.span, g)
         self._record_turn(g, side, "double", a.span, None, (), "", None, cube=before)
-        g.cube_actions.append(self._cube_row(g, side, before, expected, a.span))
+        g.cube_actions.append(self._cube_row(g, side, before.value, expected, a.span, "double"))
 
     def _cube_row(
-        self, g: _GameState, side: int, before: CubeState, after_value: int, span: Span
+        self, g: _GameState, side: int, before: int, after_value: int, span: Span, offer: str
     ) -> list[Any]:
         # [turn index, doubler, cube before, cube after, position_id, response, match_id, pips,
-        #  span, race]; finished into a CubeAction when the game ends.
+        #  span, race, offer]; finished into a CubeAction when the game ends.
         turn = g.n_turns - 1
         t = g.turns[-1] if g.turns and self.keep_turns else None
         return [
             turn,
             side,
-            before.value,
+            before,
             after_value,
             t.position_id if t else "",
             "none",
@@ -871,6 +879,7 @@ class _Replay:
             t.pips if t else (0, 0),
             span,
             t.race if t else None,
+            offer,
         ]
 
     def _answer(self, g: _GameState, response: str) -> None:
@@ -929,10 +938,11 @@ class _Replay:
             if exc.recorded is None:
                 return
             g.cube = exc.recorded
+        # A beaver is not a double (counted apart), though it makes an offer like one.
         g.beavers += 1
-        g.doubles += 1
         pending = before.pending
-        expected = 2 * (pending.value if pending else before.value)
+        taken = pending.value if pending else before.value
+        expected = 2 * taken
         if a.value and a.value != expected:
             self.add(
                 "C005",
@@ -943,9 +953,10 @@ class _Replay:
         kind = "raccoon" if isinstance(a, Raccoon) or before.beavers else "beaver"
         self._answer(g, kind)
         self._record_turn(g, a.side, kind, a.span, None, (), "", None, cube=before)
-        g.cube_actions.append(
-            self._cube_row(g, a.side, before, g.cube.pending.value if g.cube.pending else 0, a.span)
-        )
+        # The beaverer's offer starts from the cube it has just taken (a beaver to 4 offers 4
+        # on a cube of 2), so each `Beavers => N` is filed at its own level.
+        offered = g.cube.pending.value if g.cube.pending else 0
+        g.cube_actions.append(self._cube_row(g, a.side, taken, offered, a.span, kind))
 
     # --- results -----------------------------------------------------------------------------
 
@@ -1213,11 +1224,12 @@ class _Replay:
             cube_actions=cube_actions,
             resign_level=g.resign_level if g.end == "resign" else None,
             jacoby_applied=g.jacoby_applied,
+            post_crawford=g.post_crawford,
             n_turns=g.n_turns,
         )
 
     def _cube_action(self, g: _GameState, row: list[Any]) -> CubeAction:
-        turn, doubler, before, after, pid, response, mid, pips, span, race = row
+        turn, doubler, before, after, pid, response, mid, pips, span, race, offer = row
         result = None
         if g.winner is not None:
             result = g.points if g.winner == doubler else -g.points
@@ -1241,6 +1253,7 @@ class _Replay:
             column=span.column,
             doubler_result=result,
             race=race,
+            offer=offer,
         )
 
     # --- turn rows ---------------------------------------------------------------------------

@@ -165,7 +165,8 @@ _ALL = (
         "bg_first_mover_edge",
         "First-mover edge",
         "Per match length: the opening mover's game win rate, and how often the winner of "
-        "game 1 won the match (CI).",
+        "game 1 won the match (CI). The 'all' row's match columns leave out 1-point matches "
+        "(game 1 decides them); `note` says so.",
         "record",
     ),
     Statistic(
@@ -173,7 +174,8 @@ _ALL = (
         "bg_empirical_met",
         "Empirical match equity",
         "Match winning chances by away-away score and phase (pre-crawford, crawford, "
-        "post-crawford), from each side, with CI, beside the published Kazaross-XG2 table.",
+        "post-crawford), from each side, with CI, beside the published Kazaross-XG2 table. "
+        "Equal-score rows are 0.5 by construction: n counts games, no interval (`note`).",
         "record",
         (_MIN_N, Param("max_away", "max_away", int, 25, "largest away score shown", low=1)),
     ),
@@ -181,8 +183,9 @@ _ALL = (
         "cube-rates",
         "bg_cube_rates_by_score",
         "Cube rates by score",
-        "By away-away score and initial/redouble: doubles, take, drop and beaver rates, and the "
-        "doubler's win rate after a take (CI).",
+        "By away-away score and kind of offer (initial double, redouble, beaver, raccoon): "
+        "offers, take, drop and beaver rates of the answered ones, and the offering side's win "
+        "rate once it was accepted (CI). A beaver is neither a double nor a take.",
         "record",
         (_LENGTH, _MIN_N),
     ),
@@ -190,8 +193,9 @@ _ALL = (
         "cube-timing",
         "bg_cube_timing",
         "Cube timing",
-        "When the first double of a game comes (the doubler's move number), as a share of all "
-        "games, with the running share of games with the cube turned.",
+        "When the first double of a game comes (the doubler's move number), as a share of the "
+        "games where a double was allowed (not the Crawford game, not a 1-point match, cube "
+        "in use), with the running share of those games with the cube turned.",
         "record",
         (_LENGTH,),
     ),
@@ -199,8 +203,9 @@ _ALL = (
         "take-outcomes",
         "bg_take_outcomes",
         "Take outcomes and recubes",
-        "Per cube level taken: the doubler's win rate, the taker's recube rate, gammon rate and "
-        "average final cube.",
+        "Per cube level offered, over accepted offers (taken or beavered; beavers at their own "
+        "level): the offering side's win rate, the taker's recube rate (a later double, not a "
+        "beaver), gammons won by each side, average final cube.",
         "record",
         (_MIN_N,),
     ),
@@ -217,7 +222,8 @@ _ALL = (
         "bg_gammon_rate_by_score",
         "Gammon rate by score",
         "From each side, by away-away score and phase: how often the player won and lost a "
-        "gammon (CI). Money games form one row.",
+        "gammon, and the per-game gammon rate (CI). The money row and equal-score rows are "
+        "mirrored: per-game rate only (`note`).",
         "record",
         (_MIN_N,),
     ),
@@ -225,8 +231,9 @@ _ALL = (
         "race-takes",
         "bg_race_take_outcomes",
         "Race take outcomes by pip deficit",
-        "Doubles in pure races by the taker's deficit (% of the doubler's pip count): take rate "
-        "and the taker's win rate after a take (CI).",
+        "Doubles in pure races (not beavers) by the taker's deficit (% of the doubler's pip "
+        "count): take rate, beavers, drops, and the taker's win rate once it took or beavered "
+        "(CI).",
         "replay",
         (
             Param(
@@ -262,7 +269,8 @@ _ALL = (
         "findings",
         "bg_findings_summary",
         "Findings summary",
-        "Validation findings by severity and code: how many, in how many files and matches.",
+        "Validation findings by severity and code: how many in the stored matches and whole "
+        "files, how many in duplicate copies (counted apart), in how many files and matches.",
         "record",
     ),
     Statistic(
@@ -270,7 +278,8 @@ _ALL = (
         "bg_player_profile",
         "Player profile",
         "Per player (or --name): matches and games won (CI), gammons for and against, doubles "
-        "per game, take rate (CI).",
+        "offered per game, and doubles answered: takes (rate, CI), beavers, drops. Beavers and "
+        "raccoons are not doubles.",
         "record",
         (
             Param("name", "for_player", str, None, "only this player", convert=_player_key),

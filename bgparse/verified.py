@@ -78,6 +78,10 @@ class CubeAction:
     column: int
     doubler_result: int | None = None  # points the doubler won (+) or lost (-) in the game
     race: bool | None = None  # no contact left when the cube was turned
+    #: What made the offer: "double", or "beaver" / "raccoon" (the doubled side, or the
+    #: original doubler, taking and redoubling at once). `cube_before` is then the value
+    #: just taken, so the offer is always 2 × `cube_before`.
+    offer: str = "double"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,10 +97,10 @@ class VerifiedGame:
     cube_owner: int  # -1 centred, 0, 1
     crawford: bool
     plays: int
-    doubles: int
+    doubles: int  # doubles offered; beavers and raccoons are counted apart, in `beavers`
     takes: int
     drops: int
-    beavers: int
+    beavers: int  # beavers and raccoons
     dances: int
     final_position_id: str
     final_match_id: str
@@ -105,6 +109,9 @@ class VerifiedGame:
     cube_actions: tuple[CubeAction, ...] = ()
     resign_level: int | None = None
     jacoby_applied: bool = False
+    #: After the Crawford game (the rule on, a side at length−1, not the Crawford game), as
+    #: the replay judged it: also for a record that starts mid-way, past its Crawford game.
+    post_crawford: bool = False
     #: Actions counted (rolls and cube actions): the number of Turn rows the store keeps,
     #: known also where a plain validation builds none.
     n_turns: int = 0

@@ -2,12 +2,17 @@
 
 -- Findings by severity and code: how many, in how many files and matches. `finding_codes`
 -- (code, severity, description) is made by bgparse.query from bgparse.findings.CODES.
+-- Every input keeps its own findings, a duplicate copy of a stored match too (its score and
+-- `Wins` lines are its own): `findings` counts those of the stored copies and of files as a
+-- whole, `duplicate_findings` those of the duplicate copies, so no copy is counted twice;
+-- `files` and `matches` count every input and every distinct match.
 CREATE OR REPLACE MACRO bg_findings_summary() AS TABLE
 SELECT
     f.severity,
     f.code,
     any_value(c.description) AS description,
-    count(*) AS findings,
+    count(*) FILTER (WHERE NOT f.in_duplicate) AS findings,
+    count(*) FILTER (WHERE f.in_duplicate) AS duplicate_findings,
     count(DISTINCT f.file_sha256) AS files,
     count(DISTINCT f.match_uid) AS matches
 FROM findings AS f
@@ -19,7 +24,8 @@ ORDER BY
     f.code;
 
 -- Per player (by case-folded name; for_player narrows to one): matches and games won, gammons
--- for and against, doubles offered per game, and how often they took when doubled.
+-- for and against, doubles offered per game, and how they answered doubles: took, beavered or
+-- dropped. Beavers and raccoons are neither doubles offered nor takes.
 CREATE OR REPLACE MACRO bg_player_profile(for_player := NULL, min_matches := 1) AS TABLE
 WITH sides AS (
     SELECT
@@ -67,11 +73,11 @@ cs AS (
         count(*) FILTER (
             WHERE c.taker = p.me AND c.response IN ('take', 'drop', 'beaver', 'raccoon')
         ) AS doubled,
-        count(*) FILTER (
-            WHERE c.taker = p.me AND c.response IN ('take', 'beaver', 'raccoon')
-        ) AS takes
+        count(*) FILTER (WHERE c.taker = p.me AND c.response = 'take') AS takes,
+        count(*) FILTER (WHERE c.taker = p.me AND c.response = 'beaver') AS beavers,
+        count(*) FILTER (WHERE c.taker = p.me AND c.response = 'drop') AS drops
     FROM p
-    JOIN cube_actions AS c ON c.match_uid = p.match_uid
+    JOIN cube_actions AS c ON c.match_uid = p.match_uid AND c.offer = 'double'
     GROUP BY p.player_key
 )
 SELECT
@@ -90,10 +96,13 @@ SELECT
     coalesce(gs.gammons_lost, 0) AS gammons_lost,
     coalesce(cs.doubles, 0) AS doubles,
     ratio(cs.doubles, gs.games) AS doubles_per_game,
+    coalesce(cs.doubled, 0) AS doubled,
     coalesce(cs.takes, 0) AS takes,
     ratio(cs.takes, cs.doubled) AS take_rate,
     wilson_lo(cs.takes, cs.doubled) AS take_lo,
-    wilson_hi(cs.takes, cs.doubled) AS take_hi
+    wilson_hi(cs.takes, cs.doubled) AS take_hi,
+    coalesce(cs.beavers, 0) AS beavers,
+    coalesce(cs.drops, 0) AS drops
 FROM ms
 LEFT JOIN gs USING (player_key)
 LEFT JOIN cs USING (player_key)

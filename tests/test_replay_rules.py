@@ -103,16 +103,22 @@ def crawford_double_match() -> str:
     raise AssertionError("no generated match with a Crawford game of two plays")
 
 
-def test_double_in_an_assumed_crawford_game_is_a_warning() -> None:
+def test_double_in_an_assumed_crawford_game_is_an_error() -> None:
+    """Match play uses the Crawford rule unless the record or the user says otherwise: a
+    double in the Crawford game is an error at its line, the message saying the rule was
+    assumed; --no-crawford turns it off (issue 12, fact 5)."""
     text = crawford_double_match()
     m = read(text)
     c007 = [f for f in m.findings if f.code == "C007"]
-    assert len(c007) == 1 and c007[0].severity is Severity.WARNING
-    assert "played without the Crawford rule" in c007[0].message
+    assert len(c007) == 1 and c007[0].severity is Severity.ERROR
+    assert not m.ok
+    assert "the Crawford rule is assumed" in c007[0].message
     assert "--no-crawford" in c007[0].message
+    source = text.split("\n")[c007[0].line - 1]
+    assert source[c007[0].column - 1 :].startswith("Doubles => 2")
     stated = read('; [Crawford "On"]\n' + text)
     [f] = [f for f in stated.findings if f.code == "C007"]
-    assert f.severity is Severity.ERROR and "without the Crawford rule" not in f.message
+    assert f.severity is Severity.ERROR and "assumed" not in f.message
     [rec] = iter_records(text.encode(), "test.mat")
     off = replay(rec, {"crawford": False})
     assert not [f for f in off.findings if f.code == "C007"]

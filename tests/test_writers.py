@@ -295,7 +295,7 @@ def test_beaver_take_is_explicit_in_sgf_and_implied_in_mat() -> None:
     beavers = sum(g.beavers for g in m.games)
     assert beavers and "Beavers =>" in mat and "Takes" not in _rows_after_beavers(mat)
     # In SGF every beaver is the doubled side's `double`, and a roll after one is a take.
-    assert sgf.count("[double]") == sum(g.doubles for g in m.games)
+    assert sgf.count("[double]") == sum(g.doubles + g.beavers for g in m.games)
     assert_same(m, read_back(sgf, "sgf"), "sgf")
     assert_same(m, read_back(mat, "mat"), "mat")
 

@@ -31,6 +31,7 @@ __all__ = [
     "explain_win_points",
     "game_points",
     "jacoby_applies",
+    "jacoby_reduces",
     "resignation_points",
     "result_multiplier",
     "result_type",
@@ -76,6 +77,16 @@ def jacoby_applies(rules: RuleSet, *, cube_used: bool, length: int) -> bool:
     (never in a match, whatever the rule set says) and the cube was never turned. A cube at 2
     from automatic doubles is still centred and counts as never turned."""
     return rules.jacoby and length == 0 and not cube_used
+
+
+def jacoby_reduces(result: ResultType, *, rules: RuleSet, cube_used: bool, length: int) -> bool:
+    """Whether the Jacoby rule scores this result below its multiple of the cube: a result
+    worth more than a single under the rule set (`result_multiplier`: a backgammon counted as
+    a gammon still is), with the rule in force. The one test of "Jacoby applied" that the
+    replay and the generator share."""
+    return result_multiplier(result, rules) > 1 and jacoby_applies(
+        rules, cube_used=cube_used, length=length
+    )
 
 
 def game_points(

@@ -1,8 +1,15 @@
-"""Arrow schemas of the dataset's tables (schema v2), their partitioning and file metadata.
+"""Arrow schemas of the dataset's tables (schema v3), their partitioning and file metadata.
 
 v2 (from v1): every count, score, cube and index column is int32 (was int16). Parquet stores
 both in 32 bits, so files do not grow; a hostile record (a game of 50,000 actions, a cube
 doubled twenty times) no longer overflows a column.
+
+v3 (from v2): a beaver or raccoon is no longer a double. `cube_actions` gains `offer` (double,
+beaver, raccoon) and files each `Beavers => N` at its own level (`cube_before` is the cube the
+beaverer has just taken, `cube_offered` = N); `is_redouble` and `taker_recubed` speak of
+doubles only; `games.n_doubles` leaves beavers out (they are `n_beavers`); `findings` gains
+`in_duplicate` (a duplicate input keeps its own findings); `games.is_post_crawford` is the
+replay's judgement.
 
 Sides are absolute as in `bgparse.verified`: 0 is the left column of a `.mat` score line (GNU's
 player 0, SGF White), 1 the right one; `-1` means "nobody" (a centred cube). Columns named
@@ -33,7 +40,7 @@ __all__ = [
 ]
 
 #: Bumped on renames, type or meaning changes; additive nullable columns keep it.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 PARTITION_FIELDS: tuple[pa.Field, ...] = (
     pa.field("source", pa.string(), nullable=False),
@@ -114,10 +121,10 @@ GAMES = pa.schema(
         pa.field("n_turns", pa.int32(), nullable=False),  # rows in `turns`
         pa.field("n_plays", pa.int32(), nullable=False),
         pa.field("n_dances", pa.int32(), nullable=False),
-        pa.field("n_doubles", pa.int32(), nullable=False),
+        pa.field("n_doubles", pa.int32(), nullable=False),  # beavers and raccoons not included
         pa.field("n_takes", pa.int32(), nullable=False),
         pa.field("n_drops", pa.int32(), nullable=False),
-        pa.field("n_beavers", pa.int32(), nullable=False),
+        pa.field("n_beavers", pa.int32(), nullable=False),  # beavers and raccoons
         pa.field("final_cube", pa.int32(), nullable=False),
         pa.field("final_cube_owner", pa.int8(), nullable=False),
         pa.field("end", pa.string(), nullable=False),  # normal | resign | drop | unfinished
@@ -172,16 +179,17 @@ CUBE_ACTIONS = pa.schema(
     [
         pa.field("match_uid", _UID, nullable=False),
         pa.field("game_no", pa.int32(), nullable=False),
-        pa.field("ply", pa.int32(), nullable=False),  # the double's action index
-        pa.field("doubler", pa.int8(), nullable=False),
-        pa.field("taker", pa.int8(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),  # the offer's action index
+        pa.field("doubler", pa.int8(), nullable=False),  # who offered (a beaverer offers too)
+        pa.field("taker", pa.int8(), nullable=False),  # who answers the offer
         pa.field("move_no", pa.int32(), nullable=False),  # doubler's n-th turn
         pa.field("rolls_before", pa.int32(), nullable=False),
         pa.field("is_first_double", pa.bool_(), nullable=False),  # first of its game
-        pa.field("cube_before", pa.int32(), nullable=False),
-        pa.field("cube_offered", pa.int32(), nullable=False),
-        pa.field("cube_after", pa.int32(), nullable=False),  # after the answer
-        pa.field("is_redouble", pa.bool_(), nullable=False),
+        pa.field("cube_before", pa.int32(), nullable=False),  # beaver: the value just taken
+        pa.field("cube_offered", pa.int32(), nullable=False),  # 2 × cube_before
+        pa.field("cube_after", pa.int32(), nullable=False),  # offered if accepted, else before
+        pa.field("is_redouble", pa.bool_(), nullable=False),  # a double by the cube's owner
+        pa.field("offer", pa.string(), nullable=False),  # double | beaver | raccoon
         pa.field("response", pa.string(), nullable=False),  # take drop beaver raccoon none
         pa.field("position_id", pa.string()),
         pa.field("match_id", pa.string()),
@@ -202,7 +210,7 @@ CUBE_ACTIONS = pa.schema(
         pa.field("game_end", pa.string(), nullable=False),
         pa.field("result_type", pa.string()),
         pa.field("final_cube", pa.int32(), nullable=False),
-        pa.field("taker_recubed", pa.bool_(), nullable=False),  # taker doubled later in the game
+        pa.field("taker_recubed", pa.bool_(), nullable=False),  # taker doubled later (no beaver)
         pa.field("rolls_after", pa.int32(), nullable=False),  # rolls left in the game
         pa.field("line", pa.int32(), nullable=False),
         pa.field("column", pa.int32(), nullable=False),
@@ -224,6 +232,9 @@ FINDINGS = pa.schema(
         pa.field("column", pa.int32(), nullable=False),
         pa.field("excerpt", pa.string()),  # the source line, cut to 200 characters
         pa.field("import_id", pa.string(), nullable=False),
+        # About a copy of a match stored from another input (the same plays, another file):
+        # the input keeps its own findings, the match's rows are the first copy's.
+        pa.field("in_duplicate", pa.bool_(), nullable=False),
     ]
 )
 

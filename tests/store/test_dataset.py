@@ -59,6 +59,7 @@ def findings_batch(n: int) -> pa.RecordBatch:
         "column": [1] * n,
         "excerpt": [None] * n,
         "import_id": ["imp1"] * n,
+        "in_duplicate": [False] * n,
     }
     return pa.RecordBatch.from_pydict(cols, schema=FINDINGS)
 

@@ -278,8 +278,19 @@ def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> Non
     assert s.committed
     for table, n in (("matches", 4), ("games", 7), ("turns", 24), ("cube_actions", 4)):
         assert count(data, table) == n
-    # Findings: m1's two, and one each for the empty and the binary file.
-    assert s.findings == count(data, "findings") == 4
+    # Findings: m1's two, the same two again for sub/two.json's copy of m1 (an input keeps
+    # its own findings, marked in_duplicate), and one each for the empty and the binary file.
+    assert s.findings == count(data, "findings") == 6
+    con = connect(data)
+    copies = run(con, "SELECT source_path, in_duplicate FROM findings WHERE code = 'P001'")
+    assert sorted((Path(r["source_path"]).name, r["in_duplicate"]) for r in copies.to_pylist()) == [
+        ("m1.json", False),
+        ("two.json", True),
+    ]
+    row = run(con, "SELECT * FROM imports WHERE path LIKE '%two.json'").to_pylist()[0]
+    assert (row["n_matches"], row["n_duplicate_matches"], row["n_findings"], row["n_errors"]) == (
+        1, 1, 2, 1
+    )  # fmt: skip
     con = connect(data)
     row = run(con, "SELECT * FROM imports WHERE path LIKE '%m1.json'").to_pylist()[0]
     content = (sample_inputs / "m1.json").read_bytes()

@@ -10,6 +10,7 @@ Wilson 95% bounds used below (z = 1.96, z² = 3.8416), by hand:
   k=3, n=6: (0.5 + 0.32013 ∓ 1.96·√(0.041667 + 0.026678)) / 1.64027 = 0.18761, 0.81239
   k=1, n=3: (0.33333 + 0.64027 ∓ 1.96·√(0.074074 + 0.106711)) / 2.28053 = 0.06149, 0.79235
   k=3, n=4: (0.75 + 0.4802 ∓ 1.96·√(0.046875 + 0.060025)) / 1.9604 = 0.30064, 0.95441
+  k=3, n=5: (0.6 + 0.38416 ∓ 1.96·√(0.048 + 0.038416)) / 1.76832 = 0.23072, 0.88238
 """
 
 from __future__ import annotations
@@ -127,26 +128,40 @@ def test_first_mover_edge(con: duckdb.DuckDBPyConnection) -> None:
         ("5", 2, 1, 1, 1),
         ("all", 6, 4, 2, 1),
     ]
+    # The "all" row says that its match columns leave 1-point matches out.
+    assert [r["note"] for r in rows(con, "first-mover")] == [
+        None,
+        None,
+        None,
+        "match columns without 1-point matches (game 1 decides them)",
+    ]
     five = rows(con, "first-mover")[2]
     assert pick(five, "mover_win_rate", "mover_win_lo", "mover_win_hi") == (0.5, *W12)
 
 
 def test_match_equity_beside_kazaross_xg2(con: duckdb.DuckDBPyConnection) -> None:
     # Each game of a finished match from both sides; the published figures are the table's
-    # (2-away vs 3-away: 0.59947; Crawford 1-away vs 5-away: 0.84179).
-    got = [pick(r, "away_me", "away_opp", "phase", "n", "wins", "mwc", "published")
+    # (2-away vs 3-away: 0.59947; Crawford 1-away vs 5-away: 0.84179). An equal score is one
+    # game seen from both sides, one of which wins: 0.5 by construction, n = 1 game, no wins
+    # and no interval.
+    got = [pick(r, "away_me", "away_opp", "phase", "n", "wins", "mwc", "mwc_lo", "published")
            for r in rows(con, "match-equity")]  # fmt: skip
     assert got == [
-        (1, 5, "crawford", 1, 1, 1.0, 0.84179),
-        (2, 2, "pre-crawford", 2, 1, 0.5, 0.5),
-        (2, 3, "pre-crawford", 1, 0, 0.0, 0.59947),
-        (3, 2, "pre-crawford", 1, 1, 1.0, 0.40053),
-        (3, 3, "pre-crawford", 2, 1, 0.5, 0.5),
-        (5, 1, "crawford", 1, 0, 0.0, 0.15821),
-        (5, 5, "pre-crawford", 2, 1, 0.5, 0.5),
+        (1, 5, "crawford", 1, 1, 1.0, 0.20654, 0.84179),
+        (2, 2, "pre-crawford", 1, None, 0.5, None, 0.5),
+        (2, 3, "pre-crawford", 1, 0, 0.0, 0.0, 0.59947),
+        (3, 2, "pre-crawford", 1, 1, 1.0, 0.20654, 0.40053),
+        (3, 3, "pre-crawford", 1, None, 0.5, None, 0.5),
+        (5, 1, "crawford", 1, 0, 0.0, 0.0, 0.15821),
+        (5, 5, "pre-crawford", 1, None, 0.5, None, 0.5),
     ]
+    notes = {r["note"] for r in rows(con, "match-equity") if r["away_me"] == r["away_opp"]}
+    assert notes == {"equal score: 0.5 by construction, n is games"}
+    assert all(
+        r["note"] is None for r in rows(con, "match-equity") if r["away_me"] != r["away_opp"]
+    )
     assert pick(rows(con, "match-equity")[2], "diff") == (-0.59947,)
-    assert len(rows(con, "match-equity", min_n=2)) == 3
+    assert len(rows(con, "match-equity", min_n=2)) == 0
     assert len(rows(con, "match-equity", max_away=3)) == 4
 
 
@@ -170,8 +185,8 @@ def test_published_met_is_complete_and_consistent(con: duckdb.DuckDBPyConnection
 
 def test_cube_rates_by_score(con: duckdb.DuckDBPyConnection) -> None:
     # Doubles: Alice at 5-5 (taken, she won); Carol at 3-3 (dropped); Carol at 2-2 (taken,
-    # she lost); Dave's redouble at 2-2 (taken, he won).
-    got = [pick(r, "away_doubler", "away_taker", "kind", "doubles", "takes", "drops",
+    # she lost); Dave's redouble at 2-2 (taken, he won). (Beavers: test_right_facts.py.)
+    got = [pick(r, "away_doubler", "away_taker", "kind", "offers", "takes", "drops",
                 "doubler_wins", "doubler_win_rate") for r in rows(con, "cube-rates")]  # fmt: skip
     assert got == [
         (2, 2, "initial", 1, 1, 0, 0, 0.0),
@@ -185,21 +200,23 @@ def test_cube_rates_by_score(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_cube_timing(con: duckdb.DuckDBPyConnection) -> None:
-    # Three games of six saw a double, each the doubler's second turn.
+    # Three games saw a double, each the doubler's second turn, of the five games where a
+    # double was allowed (six games; M1G2, at 4-0 in a 5-point match, is the Crawford game).
     got = [pick(r, "move_no", "first_doubles", "games", "share", "share_lo", "share_hi",
                 "cumulative_share") for r in rows(con, "cube-timing")]  # fmt: skip
-    assert got == [(2, 3, 6, 0.5, 0.18761, 0.81239, 0.5)]
+    assert got == [(2, 3, 5, 0.6, 0.23072, 0.88238, 0.6)]
     assert [pick(r, "first_doubles", "games") for r in rows(con, "cube-timing", length=5)] == [
-        (1, 2)
+        (1, 1)
     ]
 
 
 def test_take_outcomes(con: duckdb.DuckDBPyConnection) -> None:
     # 2-cubes taken: Alice's (won, gammon, final cube 2), Carol's (lost; Dave recubed, final 4).
-    # 4-cube taken: Dave's redouble (won, single, final 4).
-    got = [pick(r, "cube_offered", "takes", "doubler_wins", "recubes", "recube_rate",
-                "gammons", "avg_final_cube") for r in rows(con, "take-outcomes")]  # fmt: skip
-    assert got == [(2, 2, 1, 1, 0.5, 1, 3.0), (4, 1, 1, 0, 0.0, 0, 4.0)]
+    # 4-cube taken: Dave's redouble (won, single, final 4). The gammon is the doubler's.
+    got = [pick(r, "cube_offered", "accepted", "beavered", "doubler_wins", "recubes",
+                "recube_rate", "doubler_gammons", "taker_gammons", "avg_final_cube")
+           for r in rows(con, "take-outcomes")]  # fmt: skip
+    assert got == [(2, 2, 0, 1, 1, 0.5, 1, 0, 3.0), (4, 1, 0, 1, 0, 0.0, 0, 0, 4.0)]
 
 
 def test_gammon_rate_by_cube(con: duckdb.DuckDBPyConnection) -> None:
@@ -215,19 +232,24 @@ def test_gammon_rate_by_cube(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_gammon_rate_by_score(con: duckdb.DuckDBPyConnection) -> None:
-    got = [pick(r, "away_me", "away_opp", "phase", "games", "gammons_won", "gammons_lost")
-           for r in rows(con, "gammon-by-score")]  # fmt: skip
+    # Equal scores and money are one game seen from both sides: one game each, with the
+    # per-game gammon figure only (won and lost would be the same half of it).
+    got = [pick(r, "away_me", "away_opp", "phase", "games", "gammons_won", "gammons_lost",
+                "gammons", "gammon_rate") for r in rows(con, "gammon-by-score")]  # fmt: skip
     assert got == [
-        (1, 5, "crawford", 1, 0, 0),
-        (2, 2, "pre-crawford", 2, 0, 0),
-        (2, 3, "pre-crawford", 1, 0, 0),
-        (3, 2, "pre-crawford", 1, 0, 0),
-        (3, 3, "pre-crawford", 2, 0, 0),
-        (5, 1, "crawford", 1, 0, 0),
-        (5, 5, "pre-crawford", 2, 1, 1),  # Alice's gammon, once from each side
-        (None, None, "money", 2, 1, 1),  # Alice's backgammon
+        (1, 5, "crawford", 1, 0, 0, 0, 0.0),
+        (2, 2, "pre-crawford", 1, None, None, 0, 0.0),
+        (2, 3, "pre-crawford", 1, 0, 0, 0, 0.0),
+        (3, 2, "pre-crawford", 1, 0, 0, 0, 0.0),
+        (3, 3, "pre-crawford", 1, None, None, 0, 0.0),
+        (5, 1, "crawford", 1, 0, 0, 0, 0.0),
+        (5, 5, "pre-crawford", 1, None, None, 1, 1.0),  # Alice's gammon
+        (None, None, "money", 1, None, None, 1, 1.0),  # Alice's backgammon
     ]
-    assert pick(rows(con, "gammon-by-score")[6], "gammon_win_lo", "gammon_win_hi") == W12
+    five = rows(con, "gammon-by-score")[6]
+    assert pick(five, "gammon_lo", "gammon_hi", "gammon_win_lo") == (*W11, None)
+    assert five["note"] == "mirrored (money or equal score): per-game gammon rate only"
+    assert rows(con, "gammon-by-score")[0]["note"] is None
 
 
 def test_race_take_outcomes(con: duckdb.DuckDBPyConnection) -> None:
@@ -257,24 +279,24 @@ def test_dice_distribution(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def test_findings_summary(con: duckdb.DuckDBPyConnection) -> None:
-    got = [pick(r, "severity", "code", "findings", "files", "matches", "description")
-           for r in rows(con, "findings")]  # fmt: skip
+    got = [pick(r, "severity", "code", "findings", "duplicate_findings", "files", "matches",
+                "description") for r in rows(con, "findings")]  # fmt: skip
     assert got == [
-        ("error", "P001", 1, 1, 1, "illegal checker play"),
-        ("error", "S001", 1, 1, 0, "file is empty"),  # the quarantined empty file
-        ("warning", "N002", 1, 1, 1, "hit without a star"),
+        ("error", "P001", 1, 0, 1, 1, "illegal checker play"),
+        ("error", "S001", 1, 0, 1, 0, "file is empty"),  # the quarantined empty file
+        ("warning", "N002", 1, 0, 1, 1, "hit without a star"),
     ]
 
 
 def test_player_profile(con: duckdb.DuckDBPyConnection) -> None:
     got = [pick(r, "player", "matches", "match_wins", "games", "game_wins", "gammons_won",
-                "gammons_lost", "doubles", "takes", "take_rate") for r in
-           rows(con, "player")]  # fmt: skip
+                "gammons_lost", "doubles", "doubled", "takes", "take_rate", "beavers", "drops")
+           for r in rows(con, "player")]  # fmt: skip
     assert got == [
-        ("Alice", 2, 1, 3, 3, 2, 0, 1, 0, None),  # the money session has no match winner
-        ("Dave", 2, 1, 4, 2, 0, 1, 1, 1, 0.5),  # dropped Carol's first double, took her second
-        ("Bob", 1, 0, 2, 0, 0, 1, 0, 1, 1.0),
-        ("Carol", 1, 0, 3, 1, 0, 0, 2, 1, 1.0),
+        ("Alice", 2, 1, 3, 3, 2, 0, 1, 0, 0, None, 0, 0),  # the money session has no winner
+        ("Dave", 2, 1, 4, 2, 0, 1, 1, 2, 1, 0.5, 0, 1),  # dropped Carol's first double
+        ("Bob", 1, 0, 2, 0, 0, 1, 0, 1, 1, 1.0, 0, 0),
+        ("Carol", 1, 0, 3, 1, 0, 0, 2, 1, 1, 1.0, 0, 0),
     ]
     # A name is matched the way the dataset keys players: trimmed, case-folded.
     assert [r["player"] for r in rows(con, "player", name="  DAVE ")] == ["Dave"]
