@@ -76,7 +76,7 @@ def test_second_import_adds_no_rows(corpus_data: tuple[Path, ImportSummary]) -> 
 def test_all_counts_equal_validation_of_the_whole_corpus(
     corpus_data: tuple[Path, ImportSummary],
 ) -> None:
-    """Matches, games, turns and doubles stored from all of ../shared/corpus equal what
+    """Matches, games, turns and cube offers stored from all of ../shared/corpus equal what
     `bgparse validate --format json` reports for the same records (each stored match counted
     once: the records the dataset kept, by path and index in the file)."""
     cli = pytest.importorskip("bgparse.cli")
@@ -92,7 +92,10 @@ def test_all_counts_equal_validation_of_the_whole_corpus(
     games = [g for r in kept for g in r["games"]]
     assert one(data, "SELECT count(*) FROM games") == len(games)
     assert one(data, "SELECT count(*) FROM turns") == sum(g["turns"] for g in games)
-    assert one(data, "SELECT count(*) FROM cube_actions") == sum(g["doubles"] for g in games)
+    # A row per offer: every double, and the redouble each beaver or raccoon makes.
+    assert one(data, "SELECT count(*) FROM cube_actions") == sum(
+        g["doubles"] + g["beavers"] for g in games
+    )
 
 
 def test_every_statistic_runs_on_the_corpus(corpus_data: tuple[Path, ImportSummary]) -> None:
@@ -102,7 +105,7 @@ def test_every_statistic_runs_on_the_corpus(corpus_data: tuple[Path, ImportSumma
 
 
 def test_counts_equal_validation(tmp_path: Path) -> None:
-    """Matches, games and doubles of the dataset are those `bgparse validate --format json`
+    """Matches, games and cube offers of the dataset are those `bgparse validate --format json`
     reports, and turns those the replay makes; gnubg writes each match as .mat and .sgf, and
     the .sgf copy (read second) is stored once, as a duplicate."""
     cli = pytest.importorskip("bgparse.cli")
@@ -123,7 +126,7 @@ def test_counts_equal_validation(tmp_path: Path) -> None:
     assert one(data, "SELECT count(*) FROM matches") == len(mats) == 15
     assert one(data, "SELECT count(*) FROM games") == sum(len(r["games"]) for r in mats)
     assert one(data, "SELECT count(*) FROM cube_actions") == sum(
-        g["doubles"] for r in mats for g in r["games"]
+        g["doubles"] + g["beavers"] for r in mats for g in r["games"]
     )
     turns = sum(
         len(g.turns)
