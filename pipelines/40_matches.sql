@@ -59,10 +59,12 @@ ORDER BY coalesce(g.length, m.length) IS NULL,
 -- those positions (away_me, away_opp, phase) whose player went on to win the match, beside
 -- the published Kazaross-XG2 figure. At an equal score each game is counted from both sides
 -- and exactly one of them wins: 0.5 by construction. Those rows give `n` as games (counted
--- once), no wins and no interval, and a `note` saying so.
+-- once), no wins and no interval, and a `note` saying so. (Where game_sides keeps one side,
+-- as with a player filter, no row is mirrored: each is that side's own.)
 CREATE OR REPLACE MACRO bg_empirical_met(min_n := 1, max_away := 25) AS TABLE
 WITH s AS (
-    SELECT gs.away_me, gs.away_opp, gs.phase, m.winner = gs.me AS won_match
+    SELECT gs.match_uid, gs.game_no, gs.away_me, gs.away_opp, gs.phase,
+        m.winner = gs.me AS won_match
     FROM game_sides AS gs
     JOIN matches AS m ON m.match_uid = gs.match_uid
     WHERE m.match_length > 0
@@ -71,16 +73,19 @@ WITH s AS (
         AND gs.away_opp BETWEEN 1 AND max_away
 ),
 counted AS (
-    SELECT away_me, away_opp, phase, count(*) AS sides, count(*) FILTER (WHERE won_match) AS wins
+    SELECT
+        away_me,
+        away_opp,
+        phase,
+        count(*) AS sides,
+        count(DISTINCT (match_uid, game_no)) AS n,
+        count(*) FILTER (WHERE won_match) AS wins
     FROM s
     GROUP BY away_me, away_opp, phase
 ),
 agg AS (
-    SELECT
-        *,
-        away_me = away_opp AS mirrored,
-        CASE WHEN away_me = away_opp THEN sides // 2 ELSE sides END AS n
-    FROM counted
+    -- A game met twice in one row: both its sides, at an equal score.
+    SELECT *, sides > n AS mirrored FROM counted
 )
 SELECT
     a.away_me,
@@ -104,6 +109,7 @@ ORDER BY a.away_me, a.away_opp, a.phase;
 -- form one row (away NULL). That row and the equal-score rows are mirrored: each game is
 -- counted from both sides, so "won" and "lost" would be the same half of the per-game rate.
 -- They give `games` counted once and only the per-game figure, and a `note` saying so.
+-- (Where game_sides keeps one side, as with a player filter, no row is mirrored.)
 CREATE OR REPLACE MACRO bg_gammon_rate_by_score(min_n := 1) AS TABLE
 WITH agg AS (
     SELECT
@@ -111,21 +117,20 @@ WITH agg AS (
         away_opp,
         phase,
         count(*) AS sides,
+        count(DISTINCT (match_uid, game_no)) AS games,
         count(*) FILTER (WHERE won_gammon) AS gammons_won,
         count(*) FILTER (WHERE lost_gammon) AS gammons_lost
     FROM game_sides
     WHERE winner IS NOT NULL
     GROUP BY away_me, away_opp, phase
 ),
-m AS (
-    SELECT *, away_me IS NULL OR away_me = away_opp AS mirrored FROM agg
-),
 r AS (
+    -- A game met twice in one row: both its sides (money, or an equal score).
     SELECT
         *,
-        CASE WHEN mirrored THEN sides // 2 ELSE sides END AS games,
-        CASE WHEN mirrored THEN gammons_won ELSE gammons_won + gammons_lost END AS gammons
-    FROM m
+        sides > games AS mirrored,
+        CASE WHEN sides > games THEN gammons_won ELSE gammons_won + gammons_lost END AS gammons
+    FROM agg
 )
 SELECT
     away_me,

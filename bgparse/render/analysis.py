@@ -103,7 +103,7 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section(
         "cube-rates",
-        "doubles",
+        "offers",
         lambda rows: charts.heatmap(
             _where(rows, "kind", "initial"),
             "away_taker",
@@ -139,22 +139,24 @@ SECTIONS: tuple[Section, ...] = (
             ylabel="share of games",
             line=("cumulative_share", "cube turned by then"),
         ),
-        "The doubler's move number at a game's first double, as a share of all games, "
-        "and the running share of games with the cube turned.",
+        "The doubler's move number at a game's first double, as a share of the games where "
+        "a double was allowed (not the Crawford game, not a 1-point match), and the running "
+        "share of those games with the cube turned.",
     ),
     Section(
         "take-outcomes",
-        "takes",
+        "accepted",
         lambda rows: charts.intervals(
             rows,
             ["cube_offered"],
             "doubler_win_rate",
             "doubler_win_lo",
             "doubler_win_hi",
-            xlabel="doubler's win rate after a take",
+            xlabel="offering side's win rate once accepted",
             reference=0.5,
         ),
-        "After a take, by the cube value offered: how often the doubler won. " + _CI,
+        "After an offer was taken or beavered, by the cube value offered (a beaver's at its "
+        "own level): how often the offering side won. " + _CI,
     ),
     Section(
         "gammon-by-cube",
@@ -176,10 +178,12 @@ SECTIONS: tuple[Section, ...] = (
             _where(rows, "phase", "pre-crawford"),
             "away_opp",
             "away_me",
-            "gammon_win_rate",
-            label="gammons won per game",
+            "gammon_rate",
+            label="gammons per game",
         ),
-        "How often a side won a gammon, by away-away score before Crawford.",
+        "How often a game ended in a gammon (either side), by away-away score before "
+        "Crawford; the table splits them into won and lost, except at equal scores, where "
+        "each game is counted from both sides.",
     ),
     Section(
         "race-takes",

@@ -103,15 +103,18 @@ def test_sided_statistics_count_only_the_players_side(data: Path) -> None:
     # games: M1 (two games at 5-5 and 3-5 away), M3 (money), M4 (5-5 away).
     rows = stat(data, "gammon-by-score", "--player", "Alice")
     assert sum(r["games"] for r in rows) == 4
+    assert all(r["note"] is None for r in rows)  # one side: nothing mirrored
+    # Unfiltered, an equal-score or money row is mirrored and counts its games once (M1G1,
+    # M2G1, M2G3, M3G1, M4G1); the other two games (M1G2, M2G2) once from each side: 5 + 2·2.
     everyone = stat(data, "gammon-by-score")
-    assert sum(r["games"] for r in everyone) == 2 * 7
+    assert sum(r["games"] for r in everyone) == 5 + 2 * 2
 
 
 def test_statistics_with_their_own_length_use_the_filter(data: Path) -> None:
     # cube-rates had --length before the filters: the one option now does both.
-    all_doubles = sum(r["doubles"] for r in stat(data, "cube-rates"))
-    three = sum(r["doubles"] for r in stat(data, "cube-rates", "--length", "3"))
-    five = sum(r["doubles"] for r in stat(data, "cube-rates", "--length", "5"))
+    all_doubles = sum(r["offers"] for r in stat(data, "cube-rates"))
+    three = sum(r["offers"] for r in stat(data, "cube-rates", "--length", "3"))
+    five = sum(r["offers"] for r in stat(data, "cube-rates", "--length", "5"))
     assert (all_doubles, three, five) == (4, 3, 1)
 
 
@@ -137,3 +140,15 @@ def test_every_statistic_takes_every_filter(data: Path) -> None:
         s.run(con)  # each runs on the filtered views
     assert run(con, "SELECT count(*) AS n FROM matches").to_pylist() == [{"n": 1}]
     assert run(con, "SELECT count(*) AS n FROM findings").to_pylist() == [{"n": 0}]
+
+
+def test_equal_scores_are_a_players_own_under_a_player_filter(data: Path) -> None:
+    # Unfiltered, 5-away/5-away holds M1G1 (M4 is unfinished) from both sides: one game,
+    # 0.5 by construction, no wins and no interval.
+    [both] = [r for r in stat(data, "match-equity") if (r["away_me"], r["away_opp"]) == (5, 5)]
+    assert (both["n"], both["wins"], both["mwc"], both["mwc_lo"]) == (1, None, 0.5, None)
+    # Alice's side only: she won M1, so her 5-5 row is 1 of 1, with its interval.
+    rows = stat(data, "match-equity", "--player", "Alice")
+    [mine] = [r for r in rows if (r["away_me"], r["away_opp"]) == (5, 5)]
+    assert (mine["n"], mine["wins"], mine["mwc"], mine["note"]) == (1, 1, 1.0, None)
+    assert round(mine["mwc_lo"], 5) == 0.20654
