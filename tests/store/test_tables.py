@@ -68,7 +68,9 @@ def test_markup_prints_exactly_in_every_statistic_table(markup_dataset: Path) ->
     table = get("player").run(con)
     for fold in (False, True):
         out = io.StringIO()
-        console = Console(file=out, width=200 if fold else 1000)
+        # 240: the player table counts doubles, takes, beavers and drops apart (issue 12),
+        # and at 200 a screen would wrap the name's cell.
+        console = Console(file=out, width=240 if fold else 1000)
         print_result(table, "table", console, title="[b]x", fold=fold)
         assert NAME in out.getvalue() and "[b]x" in out.getvalue()
 
