@@ -520,6 +520,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="folder for one example mutant per failure class")
     ap.add_argument("--show", type=int, metavar="I", help="write mutant I to stdout and stop")
     args = ap.parse_args(argv)
+    from bgparse.compiled import PURE_ENV, pure_requested, stale_modules
+
+    stale = [] if pure_requested() else stale_modules()
+    if stale:
+        # A campaign on compiled modules older than their sources fuzzes code that is gone.
+        print(
+            f"compiled modules older than their source: {', '.join(stale)}; rebuild them "
+            f"(pip install -e .) or set {PURE_ENV}=1",
+            file=sys.stderr,
+        )
+        return 2
     if args.show is not None:
         seeds = load_seeds(seed_files(not args.no_corpus), args.max_seed_kb * 1024)
         m = make_mutant(seeds, args.seed, args.show)
