@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bgparse.findings import Finding, RecordError
+from bgparse.paths import display_path
 from bgparse.render.board import Board, CubeOwner, board_svg
 from bgparse.rules.diagram import diagram
 from bgparse.rules.ids import IdError, MatchIdState, decode_match_id, decode_xgid
@@ -140,12 +141,14 @@ def from_record(path: str | Path, game: int, move: int) -> Shown:
     from bgparse.readers import read_path
     from bgparse.replay import replay
 
+    # Headings and messages are lines of text: the name in its display form, as everywhere.
+    label = display_path(path)
     try:
         records = read_path(path)
     except RecordError as exc:
         raise ShowError(exc.format().split("\n", 1)[0]) from None
     except OSError as exc:
-        raise ShowError(f"{path}: {exc.strerror or exc}") from None
+        raise ShowError(f"{label}: {exc.strerror or exc}") from None
     games_seen: list[int] = []
     for record in records:
         match = replay(record)
@@ -155,12 +158,12 @@ def from_record(path: str | Path, game: int, move: int) -> Shown:
                 continue
             if not 1 <= move <= len(g.turns):
                 raise ShowError(
-                    f"{path}: game {game} has {len(g.turns)} turns (rolls and cube actions), "
+                    f"{label}: game {game} has {len(g.turns)} turns (rolls and cube actions), "
                     f"no turn {move}"
                 )
-            return turn_shown(str(path), match.players, match.findings, g.turns[move - 1], move)
+            return turn_shown(label, match.players, match.findings, g.turns[move - 1], move)
     known = ", ".join(str(n) for n in games_seen) or "none"
-    raise ShowError(f"{path}: no game {game} (games: {known})")
+    raise ShowError(f"{label}: no game {game} (games: {known})")
 
 
 def turn_shown(
@@ -170,7 +173,8 @@ def turn_shown(
     turn: Turn,
     move: int,
 ) -> Shown:
-    """The board before `turn` (the game's turn number `move`, from 1) with its play drawn,
+    """The board before `turn` (the game's turn number `move`, from 1) of the file shown as
+    `path` (its display form) with its play drawn,
     the findings at that turn, and for an illegal play the legal plays. Raises ShowError
     when the turn's IDs do not decode (a record that set up an impossible board)."""
     try:
@@ -225,7 +229,10 @@ def _dice(dice: tuple[int, int] | None) -> str:
 
 
 _POSITION_ID = re.compile(r"^[A-Za-z0-9+/]{14}$")
-_RECORD = re.compile(r"^(?P<path>.+):(?P<game>\d+):(?P<move>\d+)$")
+# DOTALL: a file's name may hold a newline.
+_RECORD = re.compile(r"^(?P<path>.+):(?P<game>\d+):(?P<move>\d+)$", re.DOTALL)
+#: More digits than any game or turn number has; also far below int()'s 4,300-digit limit.
+_MAX_DIGITS = 9
 
 
 def resolve(what: str) -> Shown:
@@ -236,13 +243,17 @@ def resolve(what: str) -> Shown:
         return from_xgid(text)
     m = _RECORD.match(text)
     if m and Path(m.group("path")).is_file():
+        shown = display_path(m.group("path"))
+        for part in ("game", "move"):
+            if len(m.group(part).lstrip("0")) > _MAX_DIGITS:
+                raise ShowError(f"{shown}: no {part} {m.group(part)[:20]}... (too large)")
         return from_record(m.group("path"), int(m.group("game")), int(m.group("move")))
     head, sep, tail = text.partition(":")
     if _POSITION_ID.match(head):
         return from_ids(head, tail if sep else None)
     if m:
-        raise ShowError(f"{m.group('path')}: no such file")
+        raise ShowError(f"{display_path(m.group('path'))}: no such file")
     raise ShowError(
-        f"cannot read {what!r}: give a GNU Position ID (optionally :MatchID), an XGID, "
-        "or FILE:GAME:MOVE"
+        f"cannot read '{display_path(what)}': give a GNU Position ID (optionally :MatchID), "
+        "an XGID, or FILE:GAME:MOVE"
     )

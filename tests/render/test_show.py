@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -179,3 +180,35 @@ def test_unreadable_record_is_one_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith(f"bgparse: {junk}:")
     assert result.stderr.count("\n") == 1
+
+
+def test_odd_file_names_are_found_and_shown_in_display_form(tmp_path: Path) -> None:
+    # Issue 11: a name with a newline was not found at all ('.' stopped at the newline), and
+    # one with a byte that is not UTF-8 was printed raw in the heading and the messages.
+    for raw, shown in ((b"nl\nname.mat", "nl\\nname.mat"), (b"x\xff.mat", "x\\xff.mat")):
+        target = os.path.join(os.fsencode(tmp_path), raw)
+        with open(target, "wb") as f:
+            f.write(RECORD.encode())
+        name = os.fsdecode(target)
+        ok = runner.invoke(app, ["show", f"{name}:1:2"])
+        assert ok.exit_code == 0, ok.output
+        heading = ok.stdout_bytes.decode("utf-8").splitlines()[0]
+        assert heading.startswith(f"{tmp_path}/{shown}:")
+        svg = runner.invoke(app, ["show", f"{name}:1:2", "-f", "svg"])
+        assert svg.exit_code == 0
+        ET.fromstring(svg.stdout_bytes.decode("utf-8"))  # well-formed, valid UTF-8
+        missing = runner.invoke(app, ["show", f"{name}:1:9"])
+        assert missing.exit_code == 2
+        assert missing.stderr_bytes.decode("utf-8").startswith(f"bgparse: {tmp_path}/{shown}: ")
+        assert missing.stderr.count("\n") == 1
+
+
+def test_a_huge_game_or_turn_number_is_one_line(record: Path) -> None:
+    # Issue 11: 5,000 digits passed int()'s limit and printed a ValueError traceback.
+    huge = "9" * 5000
+    for what in (f"{record}:{huge}:1", f"{record}:1:{huge}"):
+        result = runner.invoke(app, ["show", what])
+        assert result.exit_code == 2
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.stderr.startswith(f"bgparse: {record}: no ")
+        assert result.stderr.count("\n") == 1 and len(result.stderr) < 200
