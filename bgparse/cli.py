@@ -1,8 +1,8 @@
 """The `bgparse` command line: a thin layer over the library; errors become messages and exit
 codes here and nowhere else.
 
-Exit codes, for every command: 0 all good, 1 some record has errors (or could not be read),
-2 usage error or unreadable input.
+Exit codes, for every command: 0 all good, 1 some record has errors, 2 usage error or
+unreadable input (a file no record could be read from: `parse` and `validate` alike).
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ def parse(
         raise typer.Exit(2)
     from bgparse.readers import iter_records
 
-    failed = False
+    failed = unreadable = False
     out = sys.stdout
     for path, data, refused in iter_blobs(check_paths(files)):
         try:
@@ -250,12 +250,13 @@ def parse(
                 else:
                     _print_record(rec)
         except RecordError as exc:
-            failed = True
+            # Not read at all: the README's exit code 2, as `validate` gives for the same input.
+            unreadable = True
             if format == "json":
                 out.write(json.dumps(_failure_dict(exc), ensure_ascii=False) + "\n")
             else:
                 typer.echo(exc.format(), err=True)
-    raise typer.Exit(1 if failed else 0)
+    raise typer.Exit(2 if unreadable else 1 if failed else 0)
 
 
 def _print_record(rec: MatchRecord) -> None:

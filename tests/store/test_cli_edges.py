@@ -146,7 +146,7 @@ def test_a_fifo_named_says_what_it_is_and_the_rest_goes_on(tmp_path: Path) -> No
         "2 files, 1 match: 0 errors, 0 warnings, 1 unreadable",
     ]
     parsed = runner.invoke(app, ["parse", str(fifo), str(good)])
-    assert parsed.exit_code == 1
+    assert parsed.exit_code == 2  # unreadable input, as for validate
     assert f"{fifo}:1:1: S016 {why}" in parsed.stderr
     assert parsed.stdout.startswith(f"{good}: Alice vs Bob, 3-point match, 1 game, ")
     imp = runner.invoke(app, ["import", str(fifo), str(good), "-d", str(tmp_path / "d")])
