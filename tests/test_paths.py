@@ -223,3 +223,51 @@ def test_a_zip_name_falsely_marked_utf8_keeps_its_bytes_and_the_other_members(
         (f"{tmp_path}/club.zip!é.mat", "Eve"),
         (f"{tmp_path}/club.zip!plain.mat", "Pat"),
     ]
+
+
+def test_a_dataset_path_that_is_not_utf8_is_refused_in_one_line(tmp_path: Path) -> None:
+    # Issue 11: Arrow takes file names as UTF-8 only; the import ended in a
+    # UnicodeEncodeError traceback from the Parquet writer, and query in DuckDB's wording.
+    good = tmp_path / "good.mat"
+    good.write_text(GOOD, encoding="utf-8")
+    odd = os.fsdecode(os.path.join(os.fsencode(tmp_path), b"d\xff\nx", b"data"))
+    shown = f"{tmp_path}/d\\xff\\nx/data: a dataset's path must be valid UTF-8"
+    for args in (["import", str(good), "-d", odd], ["query", "-d", odd, "SELECT 1"]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, args
+        text = res.stderr_bytes.decode("utf-8")
+        assert text.count("\n") == 1 and text.startswith(f"error: {shown}"), (args, text)
+    assert not os.path.exists(os.path.dirname(odd))  # nothing was made
+
+
+def test_dataset_messages_show_odd_names_escaped(tmp_path: Path) -> None:
+    # The messages built in bgparse/store/dataset.py printed the raw name (a newline split them).
+    good = tmp_path / "good.mat"
+    good.write_text(GOOD, encoding="utf-8")
+    folder = tmp_path / "d\nx"
+    folder.mkdir()
+    (folder / "_dataset.json").write_text("not json", encoding="utf-8")
+    for args in (
+        ["import", str(good), "-d", str(folder)],
+        ["query", "-d", str(folder), "SELECT 1"],
+    ):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 2, args
+        assert res.stderr.startswith(f"error: {tmp_path}/d\\nx/_dataset.json is not a bgparse")
+        assert res.stderr.count("\n") == 1
+    (folder / "_dataset.json").unlink()
+    os.close(os.open(os.path.join(os.fsencode(folder), b"n\xffte"), os.O_CREAT | os.O_WRONLY))
+    res = runner.invoke(app, ["import", str(good), "-d", str(folder)])
+    assert res.exit_code == 2
+    assert res.stderr == (
+        f"error: {tmp_path}/d\\nx is not empty and not a bgparse dataset (it has 'n\\xffte'); "
+        "choose another --data folder\n"
+    )
+    afile = tmp_path / "f\nile"
+    afile.write_text("x", encoding="utf-8")
+    res = runner.invoke(app, ["import", str(good), "-d", str(afile)])
+    assert (res.exit_code, res.stderr) == (2, f"error: {tmp_path}/f\\nile is not a folder\n")
+    res = runner.invoke(app, ["import", str(good), "-d", str(afile / "sub")])
+    assert res.exit_code == 2  # under a regular file: one line, no NotADirectoryError traceback
+    assert res.stderr.startswith(f"error: cannot create {tmp_path}/f\\nile/sub: Not a directory")
+    assert res.stderr.count("\n") == 1

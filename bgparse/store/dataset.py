@@ -133,7 +133,9 @@ class DatasetLocked(DatasetError):
 
     def __init__(self, root: Path, pid: int | None) -> None:
         who = f"pid {pid}" if pid is not None else "another process"
-        super().__init__(f"dataset {root} is being imported by {who}; try again when it ends")
+        super().__init__(
+            f"dataset {display_path(root)} is being imported by {who}; try again when it ends"
+        )
         self.pid = pid
 
 
@@ -165,11 +167,12 @@ class Manifest:
             version = doc["schema_version"]
             tables = doc["tables"]
         except (ValueError, KeyError, TypeError) as exc:
-            raise DatasetError(f"{where} is not a bgparse dataset manifest ({exc})") from exc
+            shown = display_path(where)
+            raise DatasetError(f"{shown} is not a bgparse dataset manifest ({exc})") from exc
         if version != SCHEMA_VERSION:
             raise DatasetError(
-                f"{where} holds schema version {version}; this bgparse reads and writes "
-                f"version {SCHEMA_VERSION}"
+                f"{display_path(where)} holds schema version {version}; this bgparse reads and "
+                f"writes version {SCHEMA_VERSION}"
             )
         files = {t: tuple(str(p) for p in tables.get(t, ())) for t in TABLES}
         return cls(
@@ -329,10 +332,24 @@ class Dataset:
         finally:
             os.close(fd)  # releases the flock
 
+    def check_path(self) -> None:
+        """Refuse (DatasetError) a dataset whose absolute path is not valid UTF-8: Arrow and
+        DuckDB take file names only as UTF-8 text, so its files could be neither written nor
+        read."""
+        where = os.path.abspath(self.root)
+        try:
+            where.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DatasetError(
+                f"{display_path(where)}: a dataset's path must be valid UTF-8 (Parquet and "
+                "DuckDB take no other file names); choose another --data folder"
+            ) from None
+
     def _prepare_root(self) -> None:
+        self.check_path()
         if self.root.exists():
             if not self.root.is_dir():
-                raise DatasetError(f"{self.root} is not a folder")
+                raise DatasetError(f"{display_path(self.root)} is not a folder")
             if not self.exists():
                 # Never adopt (and later clean) a folder that holds someone else's files.
                 with _io("read", self.root):
@@ -340,8 +357,8 @@ class Dataset:
                 foreign = [name for name in names if name not in _OWN_NAMES]
                 if foreign:
                     raise DatasetError(
-                        f"{self.root} is not empty and not a bgparse dataset (it has "
-                        f"{foreign[0]!r}); choose another --data folder"
+                        f"{display_path(self.root)} is not empty and not a bgparse dataset (it "
+                        f"has '{display_path(foreign[0])}'); choose another --data folder"
                     )
         else:
             with _io("create", self.root):
