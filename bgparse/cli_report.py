@@ -10,6 +10,9 @@ from typing import Annotated, Any
 
 import typer
 
+from bgparse.paths import display_path
+from bgparse.rules.wording import plural
+
 __all__ = ["register"]
 
 
@@ -30,7 +33,7 @@ def _write(text: str, out: Path | None) -> None:
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise _fail(f"{out}: cannot write: {exc.strerror or exc}") from None
+        raise _fail(f"{display_path(out)}: cannot write: {exc.strerror or exc}") from None
 
 
 def show_command(
@@ -90,10 +93,12 @@ def validate_html(
     page = report.render()
     _write(page, out)
     totals = report.summary()
+    # The same words as validate's text summary (counted nouns, not "file(s)").
     line = (
-        f"{totals['files']} file(s), {totals['matches']} match(es): {totals['errors']} error(s), "
-        f"{totals['warnings']} warning(s), {totals['unreadable']} unreadable"
-        + (f"; report written to {out}" if out is not None else "")
+        f"{plural(totals['files'], 'file')}, {plural(totals['matches'], 'match')}: "
+        f"{plural(totals['errors'], 'error')}, {plural(totals['warnings'], 'warning')}, "
+        f"{totals['unreadable']:,} unreadable"
+        + (f"; report written to {display_path(out)}" if out is not None else "")
     )
     typer.echo(line, err=out is None)
     if totals["unreadable"]:
@@ -137,7 +142,7 @@ def report_command(**values: Any) -> None:
     except (DatasetError, QueryError) as exc:
         raise _fail(str(exc)) from None
     _write(page, out)
-    typer.echo(f"report written to {out}")
+    typer.echo(f"report written to {display_path(out)}")
 
 
 def _report_signature() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -60,8 +61,9 @@ def test_report_of_an_illegal_play(folder: Path, tmp_path: Path) -> None:
         app, ["validate", str(folder / "illegal.mat"), "--format", "html", "--out", str(out)]
     )
     assert result.exit_code == 1
-    assert result.output.startswith(
-        "1 file(s), 1 match(es): 1 error(s), 0 warning(s), 0 unreadable"
+    # Counted nouns as in validate's text summary (issue 11: "1 file(s)" was left here).
+    assert result.output == (
+        f"1 file, 1 match: 1 error, 0 warnings, 0 unreadable; report written to {out}\n"
     )
     page = out.read_text(encoding="utf-8")
     path = str(folder / "illegal.mat")
@@ -92,7 +94,7 @@ def test_clean_matches_have_no_boards_and_names_are_escaped(folder: Path) -> Non
     assert "bg-board" not in page
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "1 file(s), 1 match(es): 0 error(s)" in result.stderr
+    assert result.stderr == "1 file, 1 match: 0 errors, 0 warnings, 0 unreadable\n"
 
 
 def test_report_is_self_contained(folder: Path) -> None:
@@ -139,3 +141,22 @@ def test_a_finding_without_its_turn_gets_no_board() -> None:
     page = result.stdout
     assert "P009</b>" in page
     assert "bg-board" not in page
+
+
+def test_odd_names_in_the_report_and_its_summary_line(folder: Path, tmp_path: Path) -> None:
+    # Issue 11: a name that is not UTF-8 or holds a newline, in the page and in the line
+    # naming the page written, appears in its display form (bgparse.paths).
+    raw = os.path.join(os.fsencode(tmp_path), b"r\xff\nd.mat")
+    with open(raw, "wb") as f:
+        f.write((folder / "illegal.mat").read_bytes())
+    out = os.path.join(os.fsencode(tmp_path), b"o\xff\nut.html")
+    result = runner.invoke(
+        app, ["validate", os.fsdecode(raw), "-f", "html", "--out", os.fsdecode(out)]
+    )
+    assert result.exit_code == 1
+    line = result.stdout_bytes.decode("utf-8")
+    assert line.endswith(f"; report written to {tmp_path}/o\\xff\\nut.html\n")
+    assert line.count("\n") == 1
+    with open(out, "rb") as f:
+        page = f.read().decode("utf-8")
+    assert f"{tmp_path}/r\\xff\\nd.mat:5:6</span>:" in page
