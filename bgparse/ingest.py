@@ -1421,7 +1421,10 @@ def _pump(
 ) -> None:
     summary = importer.summary
     ctx = importer.ctx
-    seen_content: set[str] = set()  # inputs and archives of this import, by SHA-256
+    # Inputs and archives of this import, by SHA-256: the first input of each content, which
+    # a later copy's ledger row names (the first may have been quarantined: its copy is as
+    # damaged, and the archivist must be able to find why).
+    seen_content: dict[str, str] = {}
     seen_paths: set[str] = set()  # refused inputs of this import, by path
     pending: deque[tuple[Future[UnitResult | UnitParts], list[_Meta], int]] = deque()
     chunk: list[FileTask] = []
@@ -1474,11 +1477,11 @@ def _pump(
         if isinstance(item, InputFile):
             if item.sha256 in known.contents:
                 importer.skip(meta)
-            elif item.sha256 in seen_content:
-                why = f"same content as an earlier input (sha256 {item.sha256[:12]}…)"
+            elif (first := seen_content.get(item.sha256)) is not None:
+                why = f"same content as {first} (sha256 {item.sha256[:12]}…)"
                 importer.record(meta, "duplicate", why)
             else:
-                seen_content.add(item.sha256)
+                seen_content[item.sha256] = item.path
                 chunk.append(FileTask(item.path, item.data, item.sha256))
                 metas.append(meta)
                 chunk_bytes += len(item.data)
@@ -1501,7 +1504,7 @@ def _pump(
             importer.record(meta, "duplicate", "the same archive was given twice")
         else:
             # An archive's own row follows its members' rows.
-            seen_content.add(item.sha256)
+            seen_content[item.sha256] = item.path
             importer.record(meta, "quarantined" if item.reason else "imported", item.reason)
         importer.progress(item.consumed)
     submit()

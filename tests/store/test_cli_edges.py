@@ -154,6 +154,29 @@ def test_a_fifo_named_says_what_it_is_and_the_rest_goes_on(tmp_path: Path) -> No
     assert imp.stderr == f"quarantined: {fifo}: {why}\n"
 
 
+def test_a_copy_of_a_quarantined_input_names_it_in_the_report(tmp_path: Path) -> None:
+    # Issue 11 (defect 8, --report): the second copy of a damaged file is a duplicate, and its
+    # row named only "an earlier input"; it must name the quarantined one, so that every
+    # input left out can be traced to its reason.
+    inputs = tmp_path / "in"
+    (inputs / "b").mkdir(parents=True)
+    (inputs / "a.mat").write_text("not a match\n", encoding="utf-8")
+    (inputs / "b" / "copy.mat").write_text("not a match\n", encoding="utf-8")
+    (inputs / "good.mat").write_text(LEGAL, encoding="utf-8")
+    report = tmp_path / "report.jsonl"
+    res = runner.invoke(
+        app, ["import", str(inputs), "-d", str(tmp_path / "d"), "--report", str(report)]
+    )
+    assert res.exit_code == 1
+    rows = {r["path"]: r for r in map(json.loads, report.read_text("utf-8").splitlines())}
+    first = rows[f"{inputs}/a.mat"]
+    assert (first["status"], first["errors"]) == ("quarantined", 1)
+    copy = rows[f"{inputs}/b/copy.mat"]
+    assert copy["status"] == "duplicate"
+    assert copy["reason"].startswith(f"same content as {inputs}/a.mat (sha256 ")
+    assert rows[f"{inputs}/good.mat"]["status"] == "imported"
+
+
 def test_a_socket_named_says_what_it_is(tmp_path: Path) -> None:
     import socket
 

@@ -259,14 +259,16 @@ SAMPLE_LEDGER = [
     ("in/m1.json", "imported", None),
     ("in/m2.json", "imported", None),
     ("in/m3.json", "imported", None),
-    ("in/sub/copy-of-m3.json", "duplicate", "same content as an earlier input (sha256 {m3}…)"),
+    # The copy names the input it repeats (issue 11: a copy of a quarantined input said only
+    # "an earlier input", and the archivist could not find why it was left out).
+    ("in/sub/copy-of-m3.json", "duplicate", "same content as {inputs}/m3.json (sha256 {m3}…)"),
     ("in/sub/two.json", "imported", "1 of 2 matches already stored"),
 ]
 
 
 def expected_ledger(inputs: Path) -> list[tuple[str, str, str | None]]:
     m3 = hashlib.sha256((inputs / "m3.json").read_bytes()).hexdigest()[:12]
-    return [(p, s, r.format(m3=m3) if r else r) for p, s, r in SAMPLE_LEDGER]
+    return [(p, s, r.format(m3=m3, inputs=inputs) if r else r) for p, s, r in SAMPLE_LEDGER]
 
 
 def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> None:
