@@ -91,6 +91,18 @@ def _board_from_match_id(state: MatchIdState, names: tuple[str, str] | None = No
     )
 
 
+def _board_from_turn(turn: Turn, names: tuple[str, str]) -> Board:
+    """The board of a turn that has no Match ID: the replay writes none where the match's
+    length is past what one holds (an S014 length such as 99999). The turn keeps the cube
+    itself; the length (and with it the score) is left unknown rather than made up."""
+    me = turn.side
+    return Board(
+        cube=turn.cube_value,
+        cube_owner=_owner(turn.cube_owner, me),
+        names=(names[me], names[1 - me]),
+    )
+
+
 def from_ids(position_id: str, match_id: str | None = None) -> Shown:
     """The board of a GNU Position ID, with the dice, cube and score of a Match ID if given."""
     try:
@@ -177,13 +189,15 @@ def turn_shown(
     `path` (its display form) with its play drawn,
     the findings at that turn, and for an illegal play the legal plays. Raises ShowError
     when the turn's IDs do not decode (a record that set up an impossible board)."""
+    names = (players[0] or "player 0", players[1] or "player 1")
     try:
         position = Position.from_position_id(turn.position_id)
-        state = decode_match_id(turn.match_id)
+        if turn.match_id:
+            board = _board_from_match_id(decode_match_id(turn.match_id), names)
+        else:
+            board = _board_from_turn(turn, names)
     except (PositionError, IdError) as exc:
         raise ShowError(f"{path}:{turn.line}:{turn.column}: no board to draw: {exc}") from None
-    names = (players[0] or "player 0", players[1] or "player 1")
-    board = _board_from_match_id(state, names)
     board = replace(
         board,
         dice=turn.dice if turn.kind in ("play", "dance", "hidden") else None,

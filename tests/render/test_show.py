@@ -212,3 +212,19 @@ def test_a_huge_game_or_turn_number_is_one_line(record: Path) -> None:
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert result.stderr.startswith(f"bgparse: {record}: no ")
         assert result.stderr.count("\n") == 1 and len(result.stderr) < 200
+
+
+def test_a_turn_of_a_match_too_long_for_a_match_id_is_drawn(tmp_path: Path) -> None:
+    # A length past the range (S014: 99999, or a huge number read as its bound) leaves the
+    # turns without a Match ID: show said "no board to draw: Match ID must be 12 characters".
+    record = tmp_path / "long.mat"
+    record.write_text(RECORD.replace(" 3 point match", " 99999 point match"), encoding="utf-8")
+    result = runner.invoke(app, ["show", f"{record}:1:1"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"{record}:5:6: game 1, turn 1: Alice to play 42"
+    assert lines[1] == "X = Alice (on roll), O = Bob; cube 1 centred; X to play 42"
+    assert diagram(Position.initial()) in result.stdout
+    svg = runner.invoke(app, ["show", f"{record}:1:2", "-f", "svg"])
+    assert svg.exit_code == 0
+    assert ET.fromstring(svg.stdout).get("class") == "bg-board"

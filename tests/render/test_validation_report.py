@@ -160,3 +160,20 @@ def test_odd_names_in_the_report_and_its_summary_line(folder: Path, tmp_path: Pa
     with open(out, "rb") as f:
         page = f.read().decode("utf-8")
     assert f"{tmp_path}/r\\xff\\nd.mat:5:6</span>:" in page
+
+
+def test_a_finding_in_a_match_too_long_for_a_match_id_has_its_board(
+    folder: Path, tmp_path: Path
+) -> None:
+    # The replay writes no Match ID past the length's range (S014); the report drew no board
+    # at the illegal play of such a match.
+    record = tmp_path / "long.mat"
+    text = (folder / "illegal.mat").read_text(encoding="utf-8")
+    record.write_text(text.replace(" 3 point match", " 99999 point match"), encoding="utf-8")
+    out = tmp_path / "report.html"
+    result = runner.invoke(app, ["validate", str(record), "-f", "html", "--out", str(out)])
+    assert result.exit_code == 1
+    page = out.read_text(encoding="utf-8")
+    assert "S014</b>" in page and "P001</b>" in page
+    boards = [a for t, a in tags(page) if t == "svg" and a.get("class") == "bg-board"]
+    assert len(boards) == 1
