@@ -7,6 +7,7 @@ unreadable input (a file no record could be read from: `parse` and `validate` al
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -547,7 +548,12 @@ def main() -> None:
     writes says what became of its work first."""
     interrupts.install()
     try:
-        app()
+        try:
+            app()
+        finally:
+            # Output to a file or pipe is written in blocks: the last one goes out here, where
+            # a full disk is still ours to report (at exit, Python prints its own traceback).
+            sys.stdout.flush()
     except interrupts.Interrupted as exc:
         interrupts.report("bgparse: interrupted")
         sys.exit(exc.exit_code)
@@ -559,6 +565,17 @@ def main() -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+    except OSError as exc:
+        # Every file bgparse opens itself has its own message; what is left is the output
+        # (stdout redirected to a full disk, a failing device): a file-system error, exit 2.
+        from bgparse.paths import display_path
+
+        what = f"{display_path(exc.filename)}:" if exc.filename else "cannot write the output:"
+        typer.echo(f"bgparse: {what} {exc.strerror or exc}", err=True)
+        with contextlib.suppress(OSError):
+            # What is still buffered could not be written either: never again at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(2)
     finally:
         interrupts.uninstall()
 

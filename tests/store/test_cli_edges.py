@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -255,3 +257,22 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
         "1 input: 1 imported, 0 duplicate, 0 quarantined, 0 already in the dataset; "
         "stored 1 match, 1 game, 4 turns, 0 doubles"
     )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_to_a_full_disk_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    # Issue 11 (defect 4) for the output itself: stdout redirected to a full disk ended in an
+    # OSError traceback (or Python's own at exit, for output still buffered).
+    good = tmp_path / "good.mat"
+    good.write_text(LEGAL, encoding="utf-8")
+    for args in (["validate", "-f", "json", str(good)], ["parse", str(good)]):
+        with open("/dev/full", "wb") as full:
+            res = subprocess.run(
+                [sys.executable, "-m", "bgparse", *args],
+                stdout=full,
+                stderr=subprocess.PIPE,
+                timeout=120,
+                check=False,
+            )
+        assert res.returncode == 2, args
+        assert res.stderr == b"bgparse: cannot write the output: No space left on device\n"
