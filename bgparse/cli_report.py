@@ -30,8 +30,16 @@ def _write(text: str, out: Path | None) -> None:
     if out is None:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
         return
+    from bgparse.outfiles import atomic_output
+
     try:
-        out.write_text(text, encoding="utf-8")
+        if out.is_symlink() or (out.exists() and not out.is_file()):
+            # A device, a FIFO, /dev/stdout: written through, never renamed over.
+            out.write_text(text, encoding="utf-8")
+        else:
+            # Whole or not at all: a full disk left an empty or cut page behind.
+            with atomic_output(out) as f:
+                f.write(text.encode("utf-8"))
     except OSError as exc:
         raise _fail(f"{display_path(out)}: cannot write: {exc.strerror or exc}") from None
 

@@ -228,3 +228,25 @@ def test_a_missing_or_damaged_dataset_file_is_one_line(
         result = invoke(app, *args, "-d", str(data))
         assert_one_line(result, f"cannot read {data}")
     assert_one_line(invoke(app, "query", "SELECT 1", "-d", str(tmp_path / "none")), "no dataset")
+
+
+def test_a_page_or_board_written_to_a_full_disk_leaves_no_file(
+    mount: Mount, tmp_path: Path
+) -> None:
+    # validate --format html, show and report wrote their --out in place: a full disk left an
+    # empty or cut file behind the one-line error. Now the file is whole or not there.
+    from bgparse.cli import app as cli
+
+    record = next(iter(sorted((SAMPLES / "mat").glob("*.mat"))))
+    with open(mount.path / "filler", "wb") as f, pytest.raises(OSError):
+        while True:
+            f.write(b"\0" * 65536)
+            f.flush()
+    page, board = mount.path / "report.html", mount.path / "board.svg"
+    for args, out in (
+        (["validate", str(record), "-f", "html", "-o", str(page)], page),
+        (["show", f"{record}:1:1", "-f", "svg", "-o", str(board)], board),
+    ):
+        result = CliRunner().invoke(cli, args)
+        assert_one_line(result, f"{out}: cannot write: {NO_SPACE}")
+        assert sorted(os.listdir(mount.path)) == ["filler"]
