@@ -258,11 +258,25 @@ class XgidState:
         return Position(self.o, self.x, checkers)
 
 
+#: Digits of the largest XGID number read (a match length, a score); more is no position.
+_XGID_DIGITS = 9
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    """`text` quoted for a message, cut short past `limit` characters: an XGID of thousands
+    of digits must not make a message of thousands of characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "…")
+
+
 def _int(text: str, name: str, full: str) -> int:
+    digits = text.strip().lstrip("+-").lstrip("0")
+    if len(digits) > _XGID_DIGITS and digits.isdigit():
+        # Also keeps int() below its 4,300-digit limit, past which it raises ValueError.
+        raise IdError(f"XGID {_quoted(full)}: {name} {_quoted(text, 20)} is too large")
     try:
         return int(text)
     except ValueError:
-        raise IdError(f"XGID {full!r}: {name} {text!r} is not a number") from None
+        raise IdError(f"XGID {_quoted(full)}: {name} {_quoted(text, 20)} is not a number") from None
 
 
 def decode_xgid(text: str) -> XgidState:
@@ -291,6 +305,16 @@ def decode_xgid(text: str) -> XgidState:
             raise IdError(f"XGID {text!r}: dice {parts[4]!r}")
     else:
         raise IdError(f"XGID {text!r}: dice {parts[4]!r}")
+    length = _int(parts[8], "match length", full)
+    scores = (_int(parts[5], "score X", full), _int(parts[6], "score O", full))
+    # Scores are points won so far: a match that has reached its length is over.
+    if length < 0:
+        raise IdError(f"XGID {_quoted(full)}: match length {length} out of range")
+    if min(scores) < 0 or (length > 0 and max(scores) >= length):
+        raise IdError(
+            f"XGID {_quoted(full)}: score X {scores[0]}, O {scores[1]} out of range for "
+            + ("money play" if length == 0 else f"a {length}-point match")
+        )
     return XgidState(
         x=x,
         o=o,
@@ -299,10 +323,10 @@ def decode_xgid(text: str) -> XgidState:
         turn=turn,
         dice=dice,
         cube_action=action,
-        score_x=_int(parts[5], "score X", full),
-        score_o=_int(parts[6], "score O", full),
+        score_x=scores[0],
+        score_o=scores[1],
         crawford_jacoby=_int(parts[7], "Crawford/Jacoby", full),
-        match_length=_int(parts[8], "match length", full),
+        match_length=length,
         max_cube=_int(parts[9], "max cube", full) if len(parts) == 10 else 10,
     )
 

@@ -228,3 +228,35 @@ def test_a_turn_of_a_match_too_long_for_a_match_id_is_drawn(tmp_path: Path) -> N
     svg = runner.invoke(app, ["show", f"{record}:1:2", "-f", "svg"])
     assert svg.exit_code == 0
     assert ET.fromstring(svg.stdout).get("class") == "bg-board"
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        # 5,000 digits passed int()'s limit: a ValueError traceback, or (under the limit) a
+        # message of thousands of characters calling a number "not a number".
+        (("9" * 5000, "0", "7"), "score X '99999999999999999999…' is too large"),
+        (("0", "0", "9" * 5000), "match length '99999999999999999999…' is too large"),
+        # A score that has reached the length is no position of that match: it was drawn.
+        (("99999999999999999999", "0", "7"), "score X '99999999999999999999' is too large"),
+        (("7", "0", "7"), "score X 7, O 0 out of range for a 7-point match"),
+        (("0", "-1", "5"), "score X 0, O -1 out of range for a 5-point match"),
+        (("0", "0", "-3"), "match length -3 out of range"),
+    ],
+)
+def test_an_xgid_number_out_of_range_is_one_short_line(
+    fields: tuple[str, str, str], message: str
+) -> None:
+    score_x, score_o, length = fields
+    xgid = f"XGID=-b----E-C---eE---c-e----B-:0:0:1:52:{score_x}:{score_o}:0:{length}:10"
+    result = runner.invoke(app, ["show", xgid])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("bgparse: XGID 'XGID=")
+    assert result.stderr.endswith(f": {message}\n")
+    assert len(result.stderr) < 200
+
+
+def test_an_xgid_score_below_the_length_is_drawn() -> None:
+    result = runner.invoke(app, ["show", "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:6:5:0:7:10"])
+    assert result.exit_code == 0
+    assert "7-point match; score X 6, O 5" in result.stdout
