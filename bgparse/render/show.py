@@ -3,12 +3,13 @@ turn of a match record, as text or SVG."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bgparse.findings import Finding, RecordError
-from bgparse.paths import display_path
+from bgparse.paths import display_path, path_from_display
 from bgparse.render.board import Board, CubeOwner, board_svg
 from bgparse.rules.diagram import diagram
 from bgparse.rules.ids import IdError, MatchIdState, decode_match_id, decode_xgid
@@ -145,22 +146,75 @@ def from_xgid(text: str) -> Shown:
     return Shown(position, board, (text.strip(), _state_heading(board)))
 
 
+def _named_file(name: str) -> str | None:
+    """The file `name` stands for: itself, or the file whose display form it is (a name
+    copied from a report, such as `bad\\xff.mat`); None when neither is a file."""
+    for candidate in (name, path_from_display(name)):
+        if Path(candidate).is_file():
+            return candidate
+    return None
+
+
+def _record_source(name: str) -> tuple[str, bytes] | None:
+    """(label, bytes) of the record `name` names, as `validate` labels and reads it: a file,
+    a compressed file (`.gz`, `.bz2`, `.xz`), or `ARCHIVE!MEMBER` (the label a report or a
+    finding gives a member). None when nothing by that name exists; ShowError when it exists
+    but holds no one readable record."""
+    from bgparse.readers import MAX_FILE_BYTES
+    from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
+
+    limits = Limits(max_file_bytes=MAX_FILE_BYTES)
+    wanted = {name, display_path(name)}
+    # `name` itself, or an archive up to one of its `!` (a member's name may hold one too).
+    splits: list[tuple[str, str | None]] = [(name, None)]
+    splits += [(name[:i], name[i + 1 :]) for i, c in enumerate(name) if c == "!" and i > 0]
+    for outer, member in splits:
+        found = _named_file(outer)
+        if found is None:
+            continue
+        items = list(iter_inputs([found], limits))
+        files = [i for i in items if isinstance(i, InputFile)]
+        refused = [i for i in items if isinstance(i, Rejected)]
+        if member is not None:
+            files = [f for f in files if f.path in wanted]
+            refused = [r for r in refused if r.path in wanted]
+        if len(files) == 1:
+            return files[0].path, files[0].data
+        if refused:
+            raise ShowError(f"{refused[0].path}: {refused[0].reason}")
+        if member is not None:
+            continue
+        if files:
+            raise ShowError(
+                f"{display_path(found)} holds {len(files)} records: name one as "
+                f"ARCHIVE!MEMBER:GAME:MOVE, such as '{files[0].path}:1:1'"
+            )
+        broken = [i for i in items if isinstance(i, Archive) and i.reason]
+        reason = broken[0].reason if broken else "no record in it"
+        raise ShowError(f"{display_path(found)}: {reason}")
+    return None
+
+
 def from_record(path: str | Path, game: int, move: int) -> Shown:
     """The board before turn `move` (1 = the game's first roll or cube action, counting both
     sides) of game `game` (as the record numbers its games) of the first match in `path`
     that has such a game, with the recorded play drawn; for an illegal play the legal plays
-    of that roll are listed."""
-    from bgparse.readers import read_path
+    of that roll are listed. `path` is a file, a compressed file or `ARCHIVE!MEMBER`, by its
+    name or by its display form."""
+    source = _record_source(os.fsdecode(path))
+    if source is None:
+        raise ShowError(f"{display_path(path)}: no such file")
+    return _from_source(*source, game, move)
+
+
+def _from_source(label: str, data: bytes, game: int, move: int) -> Shown:
+    from bgparse.readers import iter_records
     from bgparse.replay import replay
 
-    # Headings and messages are lines of text: the name in its display form, as everywhere.
-    label = display_path(path)
     try:
-        records = read_path(path)
+        records = list(iter_records(data, label))
     except RecordError as exc:
         raise ShowError(exc.format().split("\n", 1)[0]) from None
-    except OSError as exc:
-        raise ShowError(f"{label}: {exc.strerror or exc}") from None
     games_seen: list[int] = []
     for record in records:
         match = replay(record)
@@ -256,12 +310,12 @@ def resolve(what: str) -> Shown:
     if text.upper().startswith("XGID=") or text.count(":") >= 8:
         return from_xgid(text)
     m = _RECORD.match(text)
-    if m and Path(m.group("path")).is_file():
-        shown = display_path(m.group("path"))
+    source = _record_source(m.group("path")) if m else None
+    if m and source is not None:
         for part in ("game", "move"):
             if len(m.group(part).lstrip("0")) > _MAX_DIGITS:
-                raise ShowError(f"{shown}: no {part} {m.group(part)[:20]}... (too large)")
-        return from_record(m.group("path"), int(m.group("game")), int(m.group("move")))
+                raise ShowError(f"{source[0]}: no {part} {m.group(part)[:20]}... (too large)")
+        return _from_source(*source, int(m.group("game")), int(m.group("move")))
     head, sep, tail = text.partition(":")
     if _POSITION_ID.match(head):
         return from_ids(head, tail if sep else None)

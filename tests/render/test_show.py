@@ -260,3 +260,37 @@ def test_an_xgid_score_below_the_length_is_drawn() -> None:
     result = runner.invoke(app, ["show", "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:6:5:0:7:10"])
     assert result.exit_code == 0
     assert "7-point match; score X 6, O 5" in result.stdout
+
+
+def test_a_turn_of_a_member_or_compressed_record_by_its_label(tmp_path: Path) -> None:
+    # validate and the validation report name a member `archive!member` and print a name in
+    # its display form; the report's hint `bgparse show 'LABEL:GAME:MOVE'` answered "no such
+    # file" for both, and a .gz record, which every command reads, was refused (S003).
+    import gzip
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "club.zip", "w") as zf:
+        zf.writestr("r1/a.mat", RECORD)
+        zf.writestr(zipfile.ZipInfo("r1/b\nc.mat"), RECORD)
+    (tmp_path / "one.mat.gz").write_bytes(gzip.compress(RECORD.encode()))
+    odd = os.path.join(os.fsencode(tmp_path), b"x\xff.mat")
+    with open(odd, "wb") as f:
+        f.write(RECORD.encode())
+    for what, label in (
+        (f"{tmp_path}/club.zip!r1/a.mat:1:2", f"{tmp_path}/club.zip!r1/a.mat"),
+        (f"{tmp_path}/club.zip!r1/b\\nc.mat:1:2", f"{tmp_path}/club.zip!r1/b\\nc.mat"),
+        (f"{tmp_path}/one.mat.gz:1:2", f"{tmp_path}/one.mat.gz!one.mat"),
+        (f"{tmp_path}/x\\xff.mat:1:2", f"{tmp_path}/x\\xff.mat"),
+    ):
+        result = runner.invoke(app, ["show", what])
+        assert result.exit_code == 0, (what, result.output)
+        assert result.stdout.startswith(f"{label}:5:34: game 1, turn 2: Bob to play 41\n")
+    whole = runner.invoke(app, ["show", f"{tmp_path}/club.zip:1:2"])
+    assert whole.exit_code == 2
+    assert whole.stderr == (
+        f"bgparse: {tmp_path}/club.zip holds 2 records: name one as ARCHIVE!MEMBER:GAME:MOVE, "
+        f"such as '{tmp_path}/club.zip!r1/a.mat:1:1'\n"
+    )
+    missing = runner.invoke(app, ["show", f"{tmp_path}/club.zip!r1/z.mat:1:2"])
+    assert (missing.exit_code, missing.stderr.count("\n")) == (2, 1)
+    assert missing.stderr.startswith(f"bgparse: {tmp_path}/club.zip!r1/z.mat: no such file")
