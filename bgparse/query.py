@@ -83,10 +83,10 @@ def connect(
 
 def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.DuckDBPyConnection:
     ds = Dataset(os.path.abspath(root))
-    ds.check_path()
     if not ds.exists():
         shown = display_path(root)
         raise DatasetError(f"no dataset at {shown} (run 'bgparse import' first, or give --data)")
+    ds.check_path()
     manifest = ds.manifest()
     con = duckdb.connect(":memory:")
     active = filters if filters else None
