@@ -13,10 +13,24 @@ from dataclasses import dataclass
 
 import duckdb
 
-__all__ = ["FILTERED", "Filters", "player_key"]
+__all__ = ["FILTERED", "SIDED", "Filters", "player_key"]
 
 #: The tables whose rows belong to a match, and so follow the match filter.
 FILTERED = ("matches", "games", "turns", "cube_actions", "findings")
+
+#: The views of `pipelines/10_views.sql` whose rows each belong to one side (`me`): under a
+#: player filter they keep only the player's side. game_sides: match-equity, gammon-by-score;
+#: opening_games: the opening mover; reply_games: the replier; won_games: the game's winner;
+#: doubler_offers / taker_offers: the side making / answering an offer; roller_turns: the roller.
+SIDED = (
+    "game_sides",
+    "opening_games",
+    "reply_games",
+    "won_games",
+    "doubler_offers",
+    "taker_offers",
+    "roller_turns",
+)
 
 
 def player_key(name: str) -> str:
@@ -101,19 +115,20 @@ class Filters:
             )
 
     def install_sides(self, con: duckdb.DuckDBPyConnection) -> None:
-        """With a player, `game_sides` (every game from each side) keeps only that player's
-        side, so statistics counted from a side are the player's own. Run after the
-        pipelines load; it wraps whatever `game_sides` they define."""
+        """With a player, each view of SIDED (rows with `me`, the side whose statistic a row
+        is) keeps only that player's side, so statistics counted from a side are the
+        player's own. Run after the pipelines load; it wraps whatever views they define."""
         if self.player is None:
             return
-        con.execute("ALTER VIEW game_sides RENAME TO bg_all_game_sides")
-        con.execute(
-            """
-            CREATE VIEW game_sides AS
-            SELECT s.*
-            FROM bg_all_game_sides AS s
-            JOIN matches AS m ON m.match_uid = s.match_uid
-            CROSS JOIN bg_filter AS f
-            WHERE CASE s.me WHEN 0 THEN m.player0_key ELSE m.player1_key END = f.player_key
-            """
-        )
+        for view in SIDED:
+            con.execute(f"ALTER VIEW {view} RENAME TO bg_all_{view}")
+            con.execute(
+                f"""
+                CREATE VIEW {view} AS
+                SELECT s.*
+                FROM bg_all_{view} AS s
+                JOIN matches AS m ON m.match_uid = s.match_uid
+                CROSS JOIN bg_filter AS f
+                WHERE CASE s.me WHEN 0 THEN m.player0_key ELSE m.player1_key END = f.player_key
+                """
+            )

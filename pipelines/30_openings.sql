@@ -8,7 +8,7 @@ WITH o AS (
         opening_roll AS roll,
         winner = opening_side AS mover_won,
         winner = opening_side AND result_type IN ('gammon', 'backgammon') AS mover_gammon
-    FROM games
+    FROM opening_games
     WHERE opening_roll IS NOT NULL AND winner IS NOT NULL
 ),
 agg AS (
@@ -43,7 +43,7 @@ WITH o AS (
         CASE WHEN era_years > 0 THEN (floor(year / era_years) * era_years)::INTEGER END AS era,
         opening_roll AS roll,
         opening_play AS play
-    FROM games
+    FROM opening_games
     WHERE opening_play IS NOT NULL AND (era_years <= 0 OR year IS NOT NULL)
 ),
 agg AS (
@@ -76,7 +76,7 @@ WITH o AS (
         winner = opening_side AS mover_won,
         CASE WHEN winner = opening_side THEN points ELSE -points END AS mover_points,
         winner = opening_side AND result_type IN ('gammon', 'backgammon') AS mover_gammon
-    FROM games
+    FROM opening_games
     WHERE opening_play IS NOT NULL AND winner IS NOT NULL
 ),
 agg AS (
@@ -110,7 +110,7 @@ CREATE OR REPLACE MACRO bg_reply_play_share(for_roll := NULL, for_play := NULL, 
 AS TABLE
 WITH r AS (
     SELECT opening_roll, opening_play, reply_roll, reply_play
-    FROM games
+    FROM reply_games
     WHERE reply_play IS NOT NULL
         AND opening_play IS NOT NULL
         AND (for_roll IS NULL OR opening_roll = for_roll)

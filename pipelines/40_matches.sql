@@ -10,14 +10,14 @@ WITH g AS (
         bg_length_label(match_length) AS length,
         count(*) AS games,
         count(*) FILTER (WHERE winner = opening_side) AS mover_wins
-    FROM games
+    FROM opening_games
     WHERE opening_side IS NOT NULL AND winner IS NOT NULL
     GROUP BY GROUPING SETS ((match_length), ())
 ),
 mm AS (
     SELECT m.match_length, g1.winner = m.winner AS game1_won
     FROM matches AS m
-    JOIN games AS g1 ON g1.match_uid = m.match_uid AND g1.game_index = 0
+    JOIN won_games AS g1 ON g1.match_uid = m.match_uid AND g1.game_index = 0
     WHERE m.match_length > 0 AND m.winner IS NOT NULL AND g1.winner IS NOT NULL
 ),
 m AS (

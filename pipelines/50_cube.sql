@@ -10,7 +10,7 @@
 CREATE OR REPLACE MACRO bg_cube_rates_by_score(for_length := NULL, min_n := 1) AS TABLE
 WITH c AS (
     SELECT *
-    FROM cube_actions
+    FROM doubler_offers
     WHERE for_length IS NULL OR match_length = for_length
 ),
 agg AS (
@@ -87,7 +87,7 @@ g AS (
 ),
 f AS (
     SELECT c.move_no, count(*) AS n
-    FROM cube_actions AS c
+    FROM doubler_offers AS c
     JOIN a USING (match_uid, game_no)
     WHERE c.is_first_double
     GROUP BY c.move_no
@@ -115,7 +115,7 @@ ORDER BY move_no;
 CREATE OR REPLACE MACRO bg_take_outcomes(min_n := 1) AS TABLE
 WITH t AS (
     SELECT *
-    FROM cube_actions
+    FROM taker_offers
     WHERE response IN ('take', 'beaver', 'raccoon')
 ),
 agg AS (
@@ -170,8 +170,7 @@ WITH agg AS (
         count(*) FILTER (WHERE "end" <> 'drop' AND result_type = 'single') AS singles,
         count(*) FILTER (WHERE "end" <> 'drop' AND result_type = 'gammon') AS gammons,
         count(*) FILTER (WHERE "end" <> 'drop' AND result_type = 'backgammon') AS backgammons
-    FROM games
-    WHERE winner IS NOT NULL
+    FROM won_games
     GROUP BY final_cube
 )
 SELECT
@@ -199,7 +198,7 @@ WITH r AS (
         (floor(100.0 * pip_diff / pips_doubler / bucket_pct) * bucket_pct)::INTEGER AS deficit,
         response,
         doubler_won
-    FROM cube_actions
+    FROM taker_offers
     WHERE is_race AND pips_doubler > 0 AND offer = 'double'
 ),
 agg AS (

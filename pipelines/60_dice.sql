@@ -5,7 +5,7 @@
 CREATE OR REPLACE MACRO bg_dice_distribution(include_opening := false) AS TABLE
 WITH rolls AS (
     SELECT roll
-    FROM turns
+    FROM roller_turns
     WHERE roll IS NOT NULL
         AND kind IN ('play', 'dance', 'hidden')
         AND (include_opening OR rolls_before > 0)
