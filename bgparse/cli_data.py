@@ -406,7 +406,7 @@ def _list_statistics() -> None:
     table.add_column("description", overflow="fold")
     for s in STATISTICS.values():
         opts = " ".join(f"{p.option}" for p in s.params)
-        table.add_row(*(Text(cell) for cell in (s.name, s.needs, opts, s.description)))
+        table.add_row(*(Text(cell) for cell in (s.name, s.needs, opts, s.help)))
     _stdout().print(table)
 
 
@@ -470,7 +470,7 @@ def _stats_command(stat: Statistic) -> Any:
         params.append(inspect.Parameter(p.name, kw, default=p.default, annotation=annotation))
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
-    command.__doc__ = stat.description
+    command.__doc__ = stat.help
     command.__name__ = stat.name.replace("-", "_")
     return command
 
@@ -500,7 +500,7 @@ def _stats_app() -> typer.Typer:
             _list_statistics()
 
     for stat in STATISTICS.values():
-        app.command(stat.name, help=stat.description)(_stats_command(stat))
+        app.command(stat.name, help=stat.help)(_stats_command(stat))
     return app
 
 

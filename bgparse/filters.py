@@ -41,7 +41,8 @@ def player_key(name: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Filters:
     """Which matches a statistic counts. `player` either side (name compared as the
-    `player*_key` columns: spacing and case do not matter); `since` and `until` the match
+    `player*_key` columns: spacing and case do not matter), and only that player's side in
+    the views of SIDED (`install_sides`); `since` and `until` the match
     date, both inclusive (undated matches are left out once either is given); `length` 0
     for money sessions; `source` the dataset partition label; `valid_only` matches without
     an error finding."""

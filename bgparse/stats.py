@@ -80,6 +80,15 @@ class Statistic:
     description: str
     needs: str  # "record" (moves, dice, cube, results) or "replay" (positions, pips)
     params: tuple[Param, ...] = ()
+    #: Whose side a row counts, which is all that `--player` keeps ("": no sides).
+    side: str = ""
+
+    @property
+    def help(self) -> str:
+        """The description, with the side that `--player` keeps (for --list and --help)."""
+        if not self.side:
+            return self.description
+        return f"{self.description} Under --player: {self.side}."
 
     def sql(self) -> str:
         args = ", ".join(f"{p.arg} := ?" for p in self.params)
@@ -118,6 +127,7 @@ _ALL = (
         "Per opening roll: games, the opening mover's win rate and gammon rate (Wilson 95% CI).",
         "record",
         (_MIN_GAMES,),
+        side="the opening mover's games",
     ),
     Statistic(
         "opening-plays",
@@ -130,6 +140,7 @@ _ALL = (
             Param("era_years", "era_years", int, 0, "split by eras of this many years (0: no)"),
             _MIN_GAMES,
         ),
+        side="the opening mover's games",
     ),
     Statistic(
         "opening-outcomes",
@@ -138,6 +149,7 @@ _ALL = (
         "Per opening roll and play: the mover's win rate (CI), points per game, gammon rate.",
         "record",
         (_MIN_GAMES,),
+        side="the opening mover's games",
     ),
     Statistic(
         "reply-plays",
@@ -159,6 +171,7 @@ _ALL = (
             Param("play", "for_play", str, None, "only this opening play, e.g. '8/5 6/5'"),
             _MIN_GAMES,
         ),
+        side="the replier's games",
     ),
     Statistic(
         "first-mover",
@@ -168,6 +181,7 @@ _ALL = (
         "game 1 won the match (CI). The 'all' row's match columns leave out 1-point matches "
         "(game 1 decides them); `note` says so.",
         "record",
+        side="the opening mover's games; the match columns, game 1's winner's matches",
     ),
     Statistic(
         "match-equity",
@@ -178,6 +192,7 @@ _ALL = (
         "Equal-score rows are 0.5 by construction: n counts games, no interval (`note`).",
         "record",
         (_MIN_N, Param("max_away", "max_away", int, 25, "largest away score shown", low=1)),
+        side="the player's own side (nothing mirrored)",
     ),
     Statistic(
         "cube-rates",
@@ -188,6 +203,7 @@ _ALL = (
         "rate once it was accepted (CI). A beaver is neither a double nor a take.",
         "record",
         (_LENGTH, _MIN_N),
+        side="the offering side's offers",
     ),
     Statistic(
         "cube-timing",
@@ -198,6 +214,7 @@ _ALL = (
         "in use), with the running share of those games with the cube turned.",
         "record",
         (_LENGTH,),
+        side="the first doubles the player made, over every allowed game of their matches",
     ),
     Statistic(
         "take-outcomes",
@@ -208,6 +225,7 @@ _ALL = (
         "beaver), gammons won by each side, average final cube.",
         "record",
         (_MIN_N,),
+        side="the taker's accepted offers",
     ),
     Statistic(
         "gammon-by-cube",
@@ -216,6 +234,7 @@ _ALL = (
         "Per final cube value: share of games ended by a drop; gammon and backgammon rates of "
         "the rest (CI).",
         "record",
+        side="the games the player won",
     ),
     Statistic(
         "gammon-by-score",
@@ -226,6 +245,7 @@ _ALL = (
         "mirrored: per-game rate only (`note`).",
         "record",
         (_MIN_N,),
+        side="the player's own side (nothing mirrored)",
     ),
     Statistic(
         "race-takes",
@@ -247,6 +267,7 @@ _ALL = (
             ),
             _MIN_N,
         ),
+        side="the taker's race doubles",
     ),
     Statistic(
         "dice",
@@ -264,6 +285,7 @@ _ALL = (
                 "count opening rolls too (no doublets there)",
             ),
         ),
+        side="the player's own rolls",
     ),
     Statistic(
         "findings",

@@ -299,3 +299,24 @@ def test_the_players_sides_add_up_to_the_whole(
     players = ("Alice", "Bob", "Carol", "Dave", "Erin")
     assert total() > 0
     assert sum(total("--player", p) for p in players) == total()
+
+
+def test_every_statistic_with_sides_says_which_side_player_keeps() -> None:
+    # findings and player have no side; every other statistic names the side --player keeps,
+    # in its help (stats --list, stats NAME --help) and in its section of docs/STATISTICS.md.
+    doc = (Path(__file__).parents[2] / "docs" / "STATISTICS.md").read_text(encoding="utf-8")
+    sections = {
+        name.strip(): body
+        for chunk in doc.split("\n## ")[1:]
+        for title, _, body in [chunk.partition("\n")]
+        for name in title.split(",")
+    }
+    for s in STATISTICS.values():
+        if s.name in ("findings", "player"):
+            assert s.side == "" and s.help == s.description
+            continue
+        assert s.side and s.help.endswith(f"Under --player: {s.side}.")
+        assert "Side:" in sections[s.name], s.name
+    listed = runner.invoke(app, ["stats", "--list"], env={"COLUMNS": "400"})
+    assert listed.exit_code == 0
+    assert "Under --player: the taker's race doubles." in listed.output

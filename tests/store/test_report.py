@@ -47,6 +47,9 @@ class Sections(HTMLParser):
             self.in_th = False
 
 
+INTERVALS = "Bars are Wilson 95% confidence intervals: where the true rate lies, 19 times in 20."
+
+
 def report(data: Path, tmp_path: Path, *args: str) -> str:
     out = tmp_path / "report.html"
     result = runner.invoke(app, ["report", "--data", str(data), "--out", str(out), *args])
@@ -97,6 +100,11 @@ def test_filters_narrow_the_report_and_are_named(hand_dataset: Path, tmp_path: P
     assert "filtered: player Carol, 3-point matches" in page
     assert '<div class="card"><b>1</b> matches</div>' in page
     assert '<div class="card"><b>3</b> games</div>' in page
+    # The one-sided sections count Carol's side: she opened two of M2's three games, made
+    # two of its three offers, and rolled two of its five rolls after an opening.
+    assert "by opening roll. " + INTERVALS + " Sample: 2 games." in page
+    assert "Sample: 2 offers." in page
+    assert "p-value under 0.01 would be suspicious. Sample: 2 n." in page
     empty = report(hand_dataset, tmp_path, "--player", "Nobody")
     assert "No data in this dataset for these filters." in empty
 
