@@ -970,6 +970,17 @@ class _Replay:
             self.add("R005", "a second result line for the same game", a.span, g)
             return
         g.win_seen = True
+        if a.points <= 0:
+            # No game is won for nothing or less (a minus sign, or a number too large read as
+            # its negative bound): a game that ended keeps the points its end gave; one that
+            # had not is left without a result.
+            self.add(
+                "R001",
+                f"'Wins {a.points}': a game is won for at least one point",
+                a.span,
+                g,
+            )
+            return
         side = a.side
         rules = self.rules
         if g.over:

@@ -104,6 +104,7 @@ def test_digits_of_other_scripts_read_as_numbers() -> None:
     [
         "row",  # 40 rows of 60,000 blanks: every start re-ate the whole run (2-4 s a row)
         "score",  # a score line with a long blank run and one score: cubic (never ended)
+        "tag",  # a header line of '; [' and a long blank run with no quote: cubic (never ended)
     ],
 )
 def test_long_blank_runs_are_read_at_once(where: str) -> None:
@@ -111,7 +112,21 @@ def test_long_blank_runs_are_read_at_once(where: str) -> None:
     text = {
         "row": " 1 point match\n" + GAME + ("  2)" + blanks + "\n") * 40,
         "score": " 1 point match\n\n Game 1\n Alice : 0 " + blanks + "x\n  1) 31: 8/5 6/5\n",
+        "tag": "; [" + blanks + "53: 20/15 13/10\n 1 point match\n" + GAME,
     }[where]
     with _at_most(30):
         [vm] = _read(text)
     assert vm.games  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("points", ["-3", "-" + "9" * 5000])
+def test_a_negative_wins_line_is_a_finding_not_a_crash(points: str) -> None:
+    # A fuzzed 'Wins -5336...' reached MatchState.finish_game as -999,999,999 points.
+    text = (
+        " 3 point match\n\n Game 1\n Alice : 0                 Bob : 0\n"
+        "  1) 31: 8/5 6/5          42: 8/4 6/4\n"
+        f"      Wins {points} points\n"
+    )
+    [vm] = _read(text)
+    codes = {f.code for f in vm.findings}  # type: ignore[attr-defined]
+    assert "R001" in codes

@@ -69,7 +69,9 @@ _tuple_new = tuple.__new__
 
 _MATCH_LINE = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.M | re.I)
 _GAME_LINE = re.compile(r"^[ \t]*game[ \t]+-?\d+\b", re.M | re.I)
-_TAG = re.compile(r'^[ \t]*[;#]?[ \t]*\[[ \t]*([^\]"]*?)[ \t]*"(.*)"[ \t]*\][ \t]*$')
+# Possessive runs: with a lazy name between two blank runs, a line of `[` and thousands of blanks
+# with no quote cost the cube of its length. The name keeps its blanks; readers strip it.
+_TAG = re.compile(r'^[ \t]*+[;#]?+[ \t]*+\[([^\]"]*+)"(.*)"[ \t]*+\][ \t]*+$')
 #: A name in a score line: anything up to the first colon that a score follows. Written so
 #: that nothing is tried twice (lazy `.*?` names with `[ \t]*` around them made a long run of
 #: blanks cost the cube of its length); names are stripped afterwards.
