@@ -249,7 +249,7 @@ def import_command(
         f"{summary.duplicate:,} duplicate, {summary.quarantined:,} quarantined, "
         f"{summary.skipped:,} already in the dataset; stored {plural(summary.matches, 'match')}, "
         f"{plural(summary.games, 'game')}, {plural(summary.turns, 'turn')}, "
-        f"{plural(summary.cube_actions, 'double')} in {display_path(data)}; "
+        f"{plural(summary.cube_actions, 'cube offer')} in {display_path(data)}; "
         f"{mb:.1f} MB in {summary.seconds:.1f} s ({rate:.1f} MB/s)"
     )
     _print_damage(summary, report)

@@ -65,14 +65,14 @@ def test_import_then_reimport(app: typer.Typer, runner: CliRunner, tmp_path: Pat
     assert first.exit_code == 0, first.output
     assert counts(first.stdout) == (
         "1 input: 1 imported, 0 duplicate, 0 quarantined, 0 already in the dataset; "
-        "stored 1 match, 1 game, 2 turns, 0 doubles"
+        "stored 1 match, 1 game, 2 turns, 0 cube offers"
     )
     assert first.stderr == ""
     again = runner.invoke(app, args)
     assert again.exit_code == 0
     assert counts(again.stdout) == (
         "1 input: 0 imported, 0 duplicate, 0 quarantined, 1 already in the dataset; "
-        "stored 0 matches, 0 games, 0 turns, 0 doubles"
+        "stored 0 matches, 0 games, 0 turns, 0 cube offers"
     )
 
 
@@ -142,7 +142,7 @@ def test_data_folder_from_environment_and_default(
     monkeypatch.delenv("BGPARSE_DATA", raising=False)
     result = runner.invoke(app, ["import", "tiny.mat", "-w", "1"])
     assert result.exit_code == 0 and Dataset(tmp_path / "bgdata").exists()
-    assert counts(result.stdout).endswith("stored 1 match, 1 game, 2 turns, 0 doubles")
+    assert counts(result.stdout).endswith("stored 1 match, 1 game, 2 turns, 0 cube offers")
 
 
 def test_query_formats(app: typer.Typer, runner: CliRunner, hand_dataset: Path) -> None:

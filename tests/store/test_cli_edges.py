@@ -255,7 +255,7 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     imp = runner.invoke(app, ["import", str(only), "-d", str(tmp_path / "d")])
     assert imp.stdout.startswith(
         "1 input: 1 imported, 0 duplicate, 0 quarantined, 0 already in the dataset; "
-        "stored 1 match, 1 game, 4 turns, 0 doubles"
+        "stored 1 match, 1 game, 4 turns, 0 cube offers"
     )
 
 
