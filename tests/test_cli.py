@@ -9,18 +9,11 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
+from tests.records import SHORT_MATCH
 
 runner = CliRunner()
 
-LEGAL = """\
- 3 point match
-
- Game 1
- Alice : 0                      Bob : 0
-  1) 42: 24/20 24/22             41: 6/5* 24/20
-  2) 61: 25/24 22/16             33: 13/10 8/5 6/3 6/3
-                                  Wins 1 point
-"""
+LEGAL = SHORT_MATCH
 
 ILLEGAL = LEGAL.replace("42: 24/20 24/22", "42: 24/18 13/11")
 

@@ -17,18 +17,11 @@ from typer.testing import CliRunner
 
 from bgparse.cli import app
 from bgparse.paths import display_path, path_from_display
+from tests.records import SHORT_MATCH
 
 runner = CliRunner()
 
-GOOD = """\
- 3 point match
-
- Game 1
- Alice : 0                      Bob : 0
-  1) 42: 24/20 24/22             41: 6/5* 24/20
-  2) 61: 25/24 22/16             33: 13/10 8/5 6/3 6/3
-                                  Wins 1 point
-"""
+GOOD = SHORT_MATCH
 # One illegal play (an error finding at line 5) and otherwise the same match, so that a
 # finding's line carries the odd name too.
 BAD = GOOD.replace("42: 24/20 24/22", "42: 24/18 13/11").replace("Bob", "Carol")

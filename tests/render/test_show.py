@@ -13,18 +13,11 @@ from typer.testing import CliRunner
 from bgparse.cli import app
 from bgparse.rules import Position, legal_plays
 from bgparse.rules.diagram import diagram
+from tests.records import SHORT_MATCH_ILLEGAL
 
 runner = CliRunner()
 
-RECORD = """\
- 3 point match
-
- Game 1
- Alice : 0                      Bob : 0
-  1) 42: 24/18 13/11             41: 6/5* 24/20
-  2) 61: 25/24 22/16             33: 13/10 8/5 6/3 6/3
-                                  Wins 1 point
-"""
+RECORD = SHORT_MATCH_ILLEGAL
 
 START_ID = "4HPwATDgc/ABMA"
 # 5-point match, score 2-1 (player 1 on roll), cube 2 owned by player 0, dice 5-2.

@@ -18,18 +18,11 @@ from typer.testing import CliRunner
 from bgparse.cli import app
 from bgparse.rules.wording import plural
 from bgparse.stats import STATISTICS, OptionError
+from tests.records import SHORT_MATCH
 
 runner = CliRunner()
 
-LEGAL = """\
- 3 point match
-
- Game 1
- Alice : 0                      Bob : 0
-  1) 42: 24/20 24/22             41: 6/5* 24/20
-  2) 61: 25/24 22/16             33: 13/10 8/5 6/3 6/3
-                                  Wins 1 point
-"""
+LEGAL = SHORT_MATCH
 
 
 # --- stats options --------------------------------------------------------------------------
