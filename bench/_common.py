@@ -47,6 +47,25 @@ class Timing:
     runs: tuple[float, ...]
 
 
+def read_records(files: Sequence[tuple[bytes, str]], check: bool) -> int:
+    """Matches read from in-memory files (and replayed, with `check`), as `bgparse validate`
+    reads them; a file refused as a whole counts none."""
+    from bgparse.findings import RecordError
+    from bgparse.readers import iter_records
+    from bgparse.replay import replay
+
+    matches = 0
+    for data, path in files:
+        try:
+            for record in iter_records(data, path):
+                matches += 1
+                if check:
+                    replay(record, keep_turns=False)
+        except RecordError:
+            pass
+    return matches
+
+
 def timed(work: Callable[[], object]) -> float:
     start = time.perf_counter()
     work()

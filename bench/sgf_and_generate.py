@@ -20,29 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import MB, ROOT, best_of, corpus_files, machine, rate, read_all, table
+from _common import MB, ROOT, best_of, corpus_files, machine, rate, read_all, read_records, table
 
-from bgparse.findings import RecordError
 from bgparse.generate import generate_matches
-from bgparse.readers import iter_records
-from bgparse.replay import replay
 from bgparse.writers import write_mat, write_sgf
 
 SGF_GLOB = str(ROOT.parent / "shared" / "corpus" / "gnubg" / "*.sgf")
-
-
-def read_sgf(files: list[tuple[bytes, str]], check: bool) -> int:
-    """Matches read (and replayed, with `check`)."""
-    matches = 0
-    for data, path in files:
-        try:
-            for record in iter_records(data, path):
-                matches += 1
-                if check:
-                    replay(record, keep_turns=False)
-        except RecordError:
-            pass
-    return matches
 
 
 def generate(count: int, length: int, write: bool) -> int:
@@ -69,12 +52,12 @@ def main() -> int:
     paths = [p for p in corpus_files(args.files or SGF_GLOB) if p.suffix.lower() == ".sgf"]
     files = read_all(paths)
     size = sum(len(d) for d, _ in files)
-    matches = read_sgf(files[:1], check=False)  # builds the grammar before the passes
-    matches = read_sgf(files, check=False)
+    matches = read_records(files[:1], check=False)  # builds the grammar before the passes
+    matches = read_records(files, check=False)
     print(f"\nsgf: {len(files):,} files, {size / MB:.2f} MB, {matches:,} matches")
     rows = []
     for label, check in (("iter_records", False), ("iter_records + replay", True)):
-        timing = best_of(lambda check=check: read_sgf(files, check), args.repeat)
+        timing = best_of(lambda check=check: read_records(files, check), args.repeat)
         for kind, seconds in ((f"best of {args.repeat}", timing.best), ("cold", timing.cold)):
             rows.append([f"{label}, {kind}", size / MB / seconds, rate(matches, seconds), seconds])
     print(table(["", "MB/s", "matches/s", "seconds"], rows))

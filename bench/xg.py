@@ -17,27 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from _common import MB, ROOT, best_of, corpus_files, machine, rate, read_all, table
-
-from bgparse.findings import RecordError
-from bgparse.readers import iter_records
-from bgparse.replay import replay
+from _common import MB, ROOT, best_of, corpus_files, machine, rate, read_all, read_records, table
 
 XG_GLOB = str(ROOT.parent / "shared" / "corpus" / "xg" / "*.xg")
-
-
-def read(files: list[tuple[bytes, str]], check: bool) -> int:
-    """Matches read (and replayed, with `check`); files that are refused count none."""
-    matches = 0
-    for data, path in files:
-        try:
-            for record in iter_records(data, path):
-                matches += 1
-                if check:
-                    replay(record, keep_turns=False)
-        except RecordError:
-            pass
-    return matches
 
 
 def main() -> int:
@@ -59,9 +41,11 @@ def main() -> int:
         if not files:
             continue
         size = sum(len(d) for d, _ in files)
-        matches = read(files, check=False)
+        matches = read_records(files, check=False)
         for label, check in (("read", False), ("read + replay", True)):
-            timing = best_of(lambda files=files, check=check: read(files, check), args.repeat)
+            timing = best_of(
+                lambda files=files, check=check: read_records(files, check), args.repeat
+            )
             for kind, seconds in ((f"best of {args.repeat}", timing.best), ("cold", timing.cold)):
                 rows.append(
                     [
