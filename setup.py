@@ -27,9 +27,12 @@ COMPILED = [
     "bgparse/rules/cube.py",
     "bgparse/rules/ids.py",
     "bgparse/rules/match.py",
-    "bgparse/rules/moves.py",
+    "bgparse/rules/notation.py",
+    "bgparse/rules/plays.py",
     "bgparse/rules/position.py",
     "bgparse/rules/scoring.py",
+    "bgparse/rules/steps.py",
+    "bgparse/rules/verification.py",
     "bgparse/store/dataset.py",
     # Typed C versions of a few small computations, used where built (the .py originals stay).
     "bgparse/rules/_speedups.pyx",

@@ -13,7 +13,7 @@ from bgparse.paths import display_path, path_from_display
 from bgparse.render.board import Board, CubeOwner, board_svg
 from bgparse.rules.diagram import diagram
 from bgparse.rules.ids import IdError, MatchIdState, decode_match_id, decode_xgid
-from bgparse.rules.moves import legal_plays
+from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, PositionError
 from bgparse.verified import Turn
 

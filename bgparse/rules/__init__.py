@@ -18,25 +18,13 @@ from bgparse.rules.ids import (
     final_match_id,
 )
 from bgparse.rules.match import MatchState
-from bgparse.rules.moves import (
-    REASONS,
-    DiceError,
-    LegalPlays,
-    MoveLike,
-    Play,
-    PlayCheck,
-    PlayError,
-    Step,
-    WrittenMove,
-    WrittenPlay,
-    format_play,
-    legal_plays,
-    parse_play,
-    verify_play,
-)
+from bgparse.rules.notation import MoveLike, PlayError, WrittenMove, format_play, parse_play
+from bgparse.rules.plays import DiceError, LegalPlays, Play, legal_plays
 from bgparse.rules.position import BAR, OFF, VARIANTS, Position, PositionError
 from bgparse.rules.ruleset import RuleNote, RuleSet
 from bgparse.rules.scoring import explain_win_points, game_points, result_type
+from bgparse.rules.steps import Step
+from bgparse.rules.verification import REASONS, PlayCheck, WrittenPlay, verify_play
 
 __all__ = [
     "BAR",

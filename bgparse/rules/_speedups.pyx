@@ -62,7 +62,7 @@ def board_summary(tuple opponent, tuple mover):
 
 
 def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object step_type):
-    """The board work of moves.py's `_verify_fast` (which stays the reference): a play whose
+    """The board work of verification.py's `_verify_fast` (which stays the reference): a play whose
     written moves are single-die steps using every die, legal in the order written. Returns
     (opponent after, mover after, steps as `step_type` tuples, hit-star notes), or None for
     "not this case" (the full check decides). Both sides must be a checked position's."""

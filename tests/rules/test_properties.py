@@ -18,7 +18,7 @@ from bgparse.rules import (
     legal_plays,
     verify_play,
 )
-from bgparse.rules.moves import _generate, _generate_general
+from bgparse.rules.plays import _generate, _generate_general
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

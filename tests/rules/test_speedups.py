@@ -9,14 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgparse.events import Move
-from bgparse.rules.moves import (
-    PlayCheck,
-    Step,
-    _verify_fast_c,
-    _verify_fast_python,
-    legal_plays,
-)
+from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, _join_halves, _side_info
+from bgparse.rules.steps import Step
+from bgparse.rules.verification import PlayCheck, _verify_fast_c, _verify_fast_python
 
 from .test_properties import positions
 
