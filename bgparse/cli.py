@@ -1,5 +1,5 @@
-"""The `bgparse` command line: a thin layer over the library; errors become messages and exit
-codes here and nowhere else.
+"""The `bgparse` command line: a thin layer over the library; the `parse` and `validate` commands
+here, the others registered from `bgparse.cli_*`, every error worded by `bgparse.cli_base`.
 
 Exit codes, for every command: 0 all good, 1 some record has errors, 2 usage error or
 unreadable input (a file no record could be read from: `parse` and `validate` alike).
@@ -7,17 +7,16 @@ unreadable input (a file no record could be read from: `parse` and `validate` al
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from bgparse import __version__, interrupts
+from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, input_files, iter_blobs
+from bgparse.errors import UsageError
 from bgparse.events import (
     Action,
     Beaver,
@@ -36,7 +35,7 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import Finding, RecordError, Severity, SyntaxRecordError, format_finding
+from bgparse.findings import RecordError, Severity, format_finding
 from bgparse.rules.wording import plural
 
 __all__ = ["app", "main"]
@@ -47,16 +46,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=Boundary,
 )
-
-#: File name endings searched for when a folder is given: match files, and the archives and
-#: compressed files they come in.
-MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".xg", ".xgp")
-ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz")
-
-
-class UsageError(Exception):
-    """A problem with what the user asked for (exit code 2)."""
 
 
 def _version(value: bool) -> None:
@@ -75,61 +66,6 @@ def _root(
     ] = False,
 ) -> None:
     """Read, verify and analyse backgammon match records."""
-
-
-def iter_input_files(paths: Iterable[str]) -> Iterator[Path]:
-    """Files named, and match files found recursively in folders named, in a stable order.
-    A FIFO, socket or device named is passed on: reading it says what it is and skips it."""
-    from bgparse.paths import display_path
-
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found = False
-            for f in sorted(p.rglob("*")):
-                suffix = f.suffix.lower()
-                wanted = suffix in MATCH_SUFFIXES or suffix in ARCHIVE_SUFFIXES
-                if wanted and f.is_file() and not f.is_symlink():
-                    found = True
-                    yield f
-            if not found:
-                kinds = ", ".join(MATCH_SUFFIXES + ARCHIVE_SUFFIXES)
-                raise UsageError(
-                    f"{display_path(raw)}: no match files or archives in this folder "
-                    f"(searched for {kinds})"
-                )
-        elif p.exists():
-            yield p
-        else:
-            raise UsageError(f"{display_path(raw)}: no such file or folder")
-
-
-def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes, RecordError | None]]:
-    """(label, bytes, None) per match file, or (label, b"", error) for one that cannot be
-    read (S016 at 1:1 with the reason). Archives and compressed files are opened as `bgparse
-    import` opens them (streamed, with the same limits; a member's label is
-    `archive!member`)."""
-    from bgparse.readers import MAX_FILE_BYTES
-    from bgparse.store.inputs import InputFile, Limits, iter_inputs
-
-    # Files as large as the readers take (import's default is smaller: --max-file-mb).
-    limits = Limits(max_file_bytes=MAX_FILE_BYTES)
-    for path in files:
-        for item in iter_inputs([path], limits):
-            if isinstance(item, InputFile):
-                yield item.path, item.data, None
-            elif (reason := item.reason) is not None:
-                # Refused, or an archive that could not be read to its end.
-                error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
-                yield item.path, b"", error
-
-
-def check_paths(paths: Iterable[str]) -> list[Path]:
-    try:
-        return list(iter_input_files(paths))
-    except UsageError as exc:
-        typer.echo(f"bgparse: {exc}", err=True)
-        raise typer.Exit(2) from None
 
 
 # --- parse ----------------------------------------------------------------------------------
@@ -228,18 +164,16 @@ def _failure_dict(exc: RecordError) -> dict[str, Any]:
 def parse(
     files: Annotated[list[str], typer.Argument(help="Match files or folders.")],
     format: Annotated[
-        str, typer.Option("--format", "-f", help="text (a summary) or json (JSON Lines).")
-    ] = "text",
+        RecordFormat,
+        typer.Option("--format", "-f", help="text (a summary) or json (JSON Lines)."),
+    ] = RecordFormat.text,
 ) -> None:
     """Read match files and print their event records (no rules applied)."""
-    if format not in ("text", "json"):
-        typer.echo(f"bgparse: --format must be text or json, not {format!r}", err=True)
-        raise typer.Exit(2)
     from bgparse.readers import iter_records
 
     failed = unreadable = False
     out = sys.stdout
-    for path, data, refused in iter_blobs(check_paths(files)):
+    for path, data, refused in iter_blobs(input_files(files)):
         try:
             if refused is not None:
                 raise refused
@@ -410,11 +344,11 @@ class _Progress:
 def validate(
     paths: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
     format: Annotated[
-        str,
+        ReportFormat,
         typer.Option(
             "--format", "-f", help="text (compiler style), json (JSON Lines) or html (a report)."
         ),
-    ] = "text",
+    ] = ReportFormat.text,
     html_out: Annotated[
         Path | None, typer.Option("--out", "-o", help="With --format html: the page to write.")
     ] = None,
@@ -445,17 +379,8 @@ def validate(
     """Replay match records through the rules and report every illegal play, cube action and
     score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
     unreadable input."""
-    if format not in ("text", "json", "html"):
-        typer.echo(f"bgparse: --format must be text, json or html, not {format!r}", err=True)
-        raise typer.Exit(2)
-    try:
-        overrides = _rule_overrides(
-            jacoby, crawford, beavers, cube_limit, backgammon_value, holland
-        )
-    except UsageError as exc:
-        typer.echo(f"bgparse: {exc}", err=True)
-        raise typer.Exit(2) from None
-    files = check_paths(paths)
+    overrides = _rule_overrides(jacoby, crawford, beavers, cube_limit, backgammon_value, holland)
+    files = input_files(paths)
     if format == "html":
         from bgparse.cli_report import validate_html
 
@@ -543,39 +468,12 @@ def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
 
 
 def main() -> None:
-    """Console entry point: never a traceback for a user, whatever happens. Ctrl-C and SIGTERM
-    stop a command with one line and exit 130 or 143 (`bgparse.interrupts`); a command that
-    writes says what became of its work first."""
+    """Console entry point: Ctrl-C and SIGTERM stop a command with one line and exit 130 or
+    143 (`bgparse.interrupts`); every other error is worded by the boundary
+    (`bgparse.cli_base.Boundary`)."""
     interrupts.install()
     try:
-        try:
-            app()
-        finally:
-            # Output to a file or pipe is written in blocks: the last one goes out here, where
-            # a full disk is still ours to report (at exit, Python prints its own traceback).
-            sys.stdout.flush()
-    except interrupts.Interrupted as exc:
-        interrupts.report("bgparse: interrupted")
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        typer.echo("bgparse: interrupted", err=True)
-        sys.exit(130)
-    except BrokenPipeError:
-        # Output piped into `head` and the like: stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        sys.exit(1)
-    except OSError as exc:
-        # Every file bgparse opens itself has its own message; what is left is the output
-        # (stdout redirected to a full disk, a failing device): a file-system error, exit 2.
-        from bgparse.paths import display_path
-
-        what = f"{display_path(exc.filename)}:" if exc.filename else "cannot write the output:"
-        typer.echo(f"bgparse: {what} {exc.strerror or exc}", err=True)
-        with contextlib.suppress(OSError):
-            # What is still buffered could not be written either: never again at exit.
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(2)
+        app()
     finally:
         interrupts.uninstall()
 

@@ -16,13 +16,13 @@ from typing import Annotated
 
 import typer
 
+from bgparse.cli_base import WriteFormat, echo_error, input_files, iter_blobs
+from bgparse.errors import OutputError, UsageError
 from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
 
 __all__ = ["register"]
-
-_FORMATS = ("mat", "sgf")
 
 
 class _Refused(Exception):
@@ -38,14 +38,12 @@ def register(app: typer.Typer) -> None:
 def _out_dir(out: str) -> Path:
     target = Path(out)
     if target.exists() and not target.is_dir():
-        typer.echo(f"bgparse: --out {display_path(out)}: not a folder", err=True)
-        raise typer.Exit(2)
+        raise UsageError(f"--out {display_path(out)}: not a folder")
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         why = exc.strerror or exc
-        typer.echo(f"bgparse: --out {display_path(out)}: cannot create: {why}", err=True)
-        raise typer.Exit(2) from None
+        raise OutputError(f"--out {display_path(out)}: cannot create: {why}") from None
     return target
 
 
@@ -68,7 +66,7 @@ def _write(target: Path, text: str, *, force: bool, written: set[Path]) -> None:
 
 def convert(
     inputs: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
-    to: Annotated[str, typer.Option("--to", help="Output format: mat or sgf.")],
+    to: Annotated[WriteFormat, typer.Option("--to", help="Output format: mat or sgf.")],
     out: Annotated[
         str, typer.Option("--out", "-o", help="Folder to write into (default: here).")
     ] = ".",
@@ -80,18 +78,14 @@ def convert(
     read, replayed through the rules, and written to --out with its stem and the new
     extension. Exit 0: all converted; 1: some file was not (it exists, or writing failed);
     2: usage error or unreadable input."""
-    if to not in _FORMATS:
-        typer.echo(f"bgparse: --to must be mat or sgf, not {to!r}", err=True)
-        raise typer.Exit(2)
     from bgparse.carry import game_comments
-    from bgparse.cli import check_paths, iter_blobs
     from bgparse.findings import RecordError
     from bgparse.paths import path_from_display
     from bgparse.readers import iter_records
     from bgparse.replay import replay
     from bgparse.writers import write_mat, write_sgf
 
-    files = check_paths(inputs)
+    files = input_files(inputs)
     folder = _out_dir(out)
     written: set[Path] = set()
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
@@ -121,17 +115,16 @@ def convert(
         # Several matches of one file go into one output file, one after the other, as both
         # formats allow.
         text = ("\n" if to == "mat" else "").join(parts)
-        target = folder / f"{stem}.{to}"
+        target = folder / f"{stem}.{to.value}"
         try:
             _write(target, text, force=force, written=written)
         except _Refused as exc:
             counts["failed"] += 1
-            typer.echo(f"bgparse: {exc}", err=True)
+            echo_error(str(exc))
             continue
         except OSError as exc:
             counts["failed"] += 1
-            why = exc.strerror or exc
-            typer.echo(f"bgparse: {display_path(target)}: cannot write: {why}", err=True)
+            echo_error(f"{display_path(target)}: cannot write: {exc.strerror or exc}")
             continue
         counts["converted"] += 1
         note = f" ({plural(errors, 'error')}: written as the replay reads them)" if errors else ""
@@ -153,7 +146,9 @@ def generate(
     out: Annotated[
         str, typer.Option("--out", "-o", help="Folder to write into (default: here).")
     ] = ".",
-    format: Annotated[str, typer.Option("--format", "-f", help="mat or sgf.")] = "mat",
+    format: Annotated[WriteFormat, typer.Option("--format", "-f", help="mat or sgf.")] = (
+        WriteFormat.mat
+    ),
     money: Annotated[
         bool,
         typer.Option("--money", help="Money sessions of 2-6 games instead of matches."),
@@ -164,17 +159,10 @@ def generate(
 ) -> None:
     """Write random legal self-play matches (deterministic for a seed): gen-SEED-NNNNN.mat (or
     .sgf) in --out. Exit 0: all written; 1: some file existed (see --force); 2: usage error."""
-    problems = []
-    if format not in _FORMATS:
-        problems.append(f"--format must be mat or sgf, not {format!r}")
     if matches < 1:
-        problems.append(f"--matches must be 1 or more, not {matches}")
+        raise UsageError(f"--matches must be 1 or more, not {matches}")
     if not money and not 1 <= length <= 64:
-        problems.append(f"--length must be 1 to 64, not {length}")
-    if problems:
-        for problem in problems:
-            typer.echo(f"bgparse: {problem}", err=True)
-        raise typer.Exit(2)
+        raise UsageError(f"--length must be 1 to 64, not {length}")
     from bgparse.generate import generate_matches
     from bgparse.writers import write_mat, write_sgf
 
@@ -187,13 +175,16 @@ def generate(
             text = write_mat(match, comments=comments)
         else:
             text = write_sgf(match, comments=comments)
-        target = folder / f"gen-{seed}-{i + 1:05d}.{format}"
+        target = folder / f"gen-{seed}-{i + 1:05d}.{format.value}"
         try:
             _write(target, text, force=force, written=written)
-        except (_Refused, OSError) as exc:
+        except _Refused as exc:
             refused += 1
-            message = str(exc) if isinstance(exc, _Refused) else f"{target}: {exc}"
-            typer.echo(f"bgparse: {message}", err=True)
+            echo_error(str(exc))
+            continue
+        except OSError as exc:
+            refused += 1
+            echo_error(f"{display_path(target)}: cannot write: {exc.strerror or exc}")
             continue
         done += 1
     kind = "money session" if money else f"{length}-point match"

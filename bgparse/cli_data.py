@@ -1,5 +1,6 @@
 """The dataset commands of the CLI: `import`, `query`, `compact` and `stats` (added to the app by
-`register`). A thin layer: library errors become one-line messages and exit codes here.
+`register`). A thin layer: library errors go to the boundary (`bgparse.cli_base`), which words
+them and says what became of an import or a compaction they stopped.
 
 Exit codes: 0 every input imported (or a duplicate, or already in the dataset); 1 some input
 was quarantined; 2 usage error, missing dataset or input, dataset locked by another import, a
@@ -18,7 +19,6 @@ import os
 import shutil
 import sys
 import tempfile
-from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any
 
@@ -27,11 +27,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bgparse import interrupts
-from bgparse.interrupts import Interrupted
+from bgparse.cli_base import OutputFormat, echo_error
+from bgparse.errors import UsageError
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
-from bgparse.stats import STATISTICS, OptionError, Statistic
+from bgparse.stats import STATISTICS, Statistic
 
 if TYPE_CHECKING:
     from bgparse.ingest import ImportSummary, InputOutcome
@@ -40,12 +40,6 @@ __all__ = ["register"]
 
 _MiB = 1024 * 1024
 _QUARANTINE_SHOWN = 20
-
-
-class OutputFormat(enum.StrEnum):
-    table = "table"
-    csv = "csv"
-    json = "json"
 
 
 class ExecutorName(enum.StrEnum):
@@ -83,18 +77,6 @@ def _stdout(wide: bool = False) -> Console:
 def _fold(wide: bool) -> bool:
     """Fold intervals into their rate's column: only for a person at a terminal."""
     return _is_terminal() and not wide
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
-
-
-def _stopped(message: str, exc: Interrupted) -> typer.Exit:
-    """The one line of a command stopped by a signal (printed once, even if a watchdog is
-    about to end the process: `bgparse.interrupts`)."""
-    interrupts.report(f"error: {message}")
-    return typer.Exit(exc.exit_code)
 
 
 def import_command(
@@ -145,19 +127,18 @@ def import_command(
     The summary counts the matches stored with errors and warnings and names the files with
     the most errors; --report lists every input."""
     from bgparse.ingest import ImportOptions, ImportProgress, run_import
-    from bgparse.store.dataset import DatasetError, DatasetIOError
     from bgparse.store.inputs import Limits, empty_folder, scan_inputs
 
     for top in paths:
         if empty_folder(top, exclude=[data]):
-            raise _fail(f"{display_path(top)}: no files in this folder: nothing to import")
+            raise UsageError(f"{display_path(top)}: no files in this folder: nothing to import")
     if report is not None and (report.is_dir() or not report.parent.is_dir()):
         why = "is a folder" if report.is_dir() else "its folder does not exist"
-        raise _fail(f"--report {display_path(report)}: {why}")
+        raise UsageError(f"--report {display_path(report)}: {why}")
 
     if scheduler and executor is not ExecutorName.dask:
         if os.environ.get("BGPARSE_SCHEDULER") != scheduler:
-            raise _fail("--scheduler needs --executor dask")
+            raise UsageError("--scheduler needs --executor dask")
         scheduler = None  # the environment's scheduler serves `--executor dask` only
     options = ImportOptions(
         workers=workers,
@@ -217,26 +198,6 @@ def import_command(
         )
         if spool is not None:
             spool.write()
-    except DatasetIOError as exc:
-        raise _fail(f"{exc}; nothing was committed, the dataset is as it was") from None
-    except (DatasetError, FileNotFoundError) as exc:
-        raise _fail(str(exc)) from None
-    except BrokenExecutor as exc:
-        from bgparse.executors import WorkerLost
-
-        what = str(exc) if isinstance(exc, WorkerLost) else "a worker process died (out of memory?)"
-        raise _fail(f"{what}: nothing was committed, the dataset is as it was", 3) from None
-    except Interrupted as exc:
-        if exc.committed:
-            raise _stopped("interrupted after the commit: the import is complete", exc) from None
-        message = "interrupted: nothing was committed, the dataset is as it was"
-        raise _stopped(message, exc) from None
-    except KeyboardInterrupt:
-        raise _fail("interrupted: nothing was committed, the dataset is as it was", 130) from None
-    except OSError as exc:
-        # Not the dataset's (those are DatasetIOError): say which file and why, no traceback.
-        where = f"{exc.filename}: " if exc.filename else ""
-        raise _fail(f"{where}{exc.strerror or exc}; nothing was committed") from None
     finally:
         if bar is not None:
             bar.stop()
@@ -298,9 +259,7 @@ class _Report:
         if self.error is not None:
             # The import has committed: say the report is missing, but do not call it failed.
             why = self.error.strerror or self.error
-            typer.echo(
-                f"error: --report {display_path(self.target)}: cannot write: {why}", err=True
-            )
+            echo_error(f"--report {display_path(self.target)}: cannot write: {why}")
 
     def close(self) -> None:
         self.spool.close()
@@ -333,24 +292,14 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
     """Merge the dataset's small files: every partition (and the ledger) that several imports
     wrote to becomes as few files as the file size allows. The rows stay the same; queries
     open fewer files. Refused while an import runs."""
+    from bgparse.errors import DatasetError
     from bgparse.ingest import bgparse_version
-    from bgparse.store.dataset import Dataset, DatasetError, DatasetIOError
+    from bgparse.store.dataset import Dataset
 
     ds = Dataset(data)
     if not ds.exists():
-        raise _fail(f"no dataset at {display_path(data)} (bgparse import creates one)")
-    try:
-        done = ds.compact(bgparse_version())
-    except DatasetIOError as exc:
-        raise _fail(f"{exc}; the dataset is as it was") from None
-    except DatasetError as exc:
-        raise _fail(str(exc)) from None
-    except Interrupted as exc:
-        if exc.committed:
-            raise _stopped("interrupted after the commit: the dataset is compacted", exc) from None
-        raise _stopped("interrupted: the dataset is as it was", exc) from None
-    except KeyboardInterrupt:
-        raise _fail("interrupted: the dataset is as it was", 130) from None
+        raise DatasetError(f"no dataset at {display_path(data)} (bgparse import creates one)")
+    done = ds.compact(bgparse_version())
     if not done.partitions:
         why = "no partition has more than one file"
         typer.echo(f"{display_path(data)}: nothing to compact ({why})")
@@ -387,14 +336,10 @@ def query_command(
 ) -> None:
     """Run SQL over the dataset: views matches, games, turns, cube_actions, findings, imports,
     and the bg_* macros of pipelines/ (see 'bgparse stats --list')."""
-    from bgparse.query import QueryError, connect, print_result, run
-    from bgparse.store.dataset import DatasetError
+    from bgparse.query import connect, print_result, run
 
-    try:
-        con = connect(data)
-        result = run(con, sql, [_param_value(p) for p in param or []])
-    except (DatasetError, QueryError) as exc:
-        raise _fail(str(exc)) from None
+    con = connect(data)
+    result = run(con, sql, [_param_value(p) for p in param or []])
     print_result(result, fmt.value, _stdout(wide), fold=_fold(wide))
 
 
@@ -419,30 +364,23 @@ _SubDataOption = Annotated[
 def _stats_command(stat: Statistic) -> Any:
     def command(ctx: typer.Context, **values: Any) -> None:
         from bgparse.cli_filters import filters_from
-        from bgparse.query import QueryError, connect, print_result
-        from bgparse.store.dataset import DatasetError
+        from bgparse.query import connect, print_result
 
         # --data after the name wins over --data before it (or $BGPARSE_DATA).
         data = values.pop("data") or (ctx.obj or {}).get("data") or _DEFAULT_DATA
         fmt: OutputFormat = values.pop("fmt")
         wide: bool = values.pop("wide")
-        try:
-            filters = filters_from(values)
-        except OptionError as exc:
-            raise _fail(str(exc)) from None
+        filters = filters_from(values)
         # A statistic's own --length is the filter's; the player profile shows the
         # filtered player's row.
         if any(p.name == "length" for p in stat.params):
             values["length"] = filters.length
         if filters.player is not None and any(p.name == "name" for p in stat.params):
             values["name"] = values.get("name") or filters.player
-        try:
-            # Options first: a bad one is a usage error whatever the dataset.
-            stat.arguments(values)
-            con = connect(data, filters)
-            result = stat.run(con, values)
-        except (DatasetError, QueryError, OptionError) as exc:
-            raise _fail(str(exc)) from None
+        # Options first: a bad one is a usage error whatever the dataset.
+        stat.arguments(values)
+        con = connect(data, filters)
+        result = stat.run(con, values)
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"

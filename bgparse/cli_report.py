@@ -1,29 +1,20 @@
 """The picture commands of the CLI: `show` (a board) and `report` (the analysis report), added
-to the app by `register`. A thin layer: library errors become one-line messages here."""
+to the app by `register`. A thin layer: library errors go to the boundary (`bgparse.cli_base`)."""
 
 from __future__ import annotations
 
-import enum
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from bgparse.cli_base import BoardFormat, iter_blobs
+from bgparse.errors import OutputError
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
 
 __all__ = ["register"]
-
-
-class BoardFormat(enum.StrEnum):
-    text = "text"
-    svg = "svg"
-
-
-def _fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"bgparse: {message}", err=True)
-    return typer.Exit(code)
 
 
 def _write(text: str, out: Path | None) -> None:
@@ -41,7 +32,7 @@ def _write(text: str, out: Path | None) -> None:
             with atomic_output(out) as f:
                 f.write(text.encode("utf-8"))
     except OSError as exc:
-        raise _fail(f"{display_path(out)}: cannot write: {exc.strerror or exc}") from None
+        raise OutputError(f"{display_path(out)}: cannot write: {exc.strerror or exc}") from None
 
 
 def show_command(
@@ -62,12 +53,9 @@ def show_command(
 ) -> None:
     """Draw a board: a position by its ID, or the board before a turn of a record with the
     recorded play (and, for an illegal play, the legal plays)."""
-    from bgparse.render.show import ShowError, resolve
+    from bgparse.render.show import resolve
 
-    try:
-        shown = resolve(what)
-    except ShowError as exc:
-        raise _fail(str(exc)) from None
+    shown = resolve(what)
     _write(shown.svg() if fmt is BoardFormat.svg else shown.text(), out)
 
 
@@ -79,7 +67,6 @@ def validate_html(
     import gc
     from functools import partial
 
-    from bgparse.cli import iter_blobs
     from bgparse.findings import RecordError
     from bgparse.readers import iter_records
     from bgparse.render.validation import ValidationReport
@@ -132,23 +119,15 @@ def report_command(**values: Any) -> None:
     """Write the analysis report: one self-contained HTML page with a chart and a table for
     each statistic of the dataset (narrowed by the filters)."""
     from bgparse.cli_filters import filters_from
-    from bgparse.query import QueryError, connect
+    from bgparse.query import connect
     from bgparse.render.analysis import analysis_report
-    from bgparse.stats import OptionError
-    from bgparse.store.dataset import DatasetError
 
     out: Path = values.pop("out")
     data: Path = values.pop("data")
     title: str | None = values.pop("title")
-    try:
-        chosen = filters_from(values)
-    except OptionError as exc:
-        raise _fail(str(exc)) from None
-    try:
-        con = connect(data, chosen)
-        page = analysis_report(con, chosen, title=title)
-    except (DatasetError, QueryError) as exc:
-        raise _fail(str(exc)) from None
+    chosen = filters_from(values)
+    con = connect(data, chosen)
+    page = analysis_report(con, chosen, title=title)
     _write(page, out)
     typer.echo(f"report written to {display_path(out)}")
 

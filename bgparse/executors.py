@@ -29,7 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, Future
 from typing import Any, TypeVar
 
-from bgparse.store.dataset import DatasetError
+from bgparse.errors import BgparseError, ClusterError
 from bgparse.store.parts import PartTarget, SharedStorageError, check_staging
 
 __all__ = [
@@ -55,13 +55,13 @@ WORKER_WAIT = 60
 _T = TypeVar("_T")
 
 
-class ClusterError(DatasetError):
-    """The Dask cluster cannot be used (unreachable, no workers, not sharing the dataset)."""
-
-
-class WorkerLost(BrokenExecutor):
+class WorkerLost(BgparseError, BrokenExecutor):
     """The cluster failed a unit: its task was given up after the workers running it died, or
-    the scheduler dropped it (stopped, or lost this client). Nothing is committed."""
+    the scheduler dropped it (stopped, or lost this client). Nothing is committed. A
+    BrokenExecutor too, as a process pool's lost worker is: the import stops the same way."""
+
+    exit_code = 3
+    failure = True
 
 
 def _batch_gc_worker() -> None:
@@ -201,7 +201,7 @@ def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
         import dask
         from distributed import Client, LocalCluster  # type: ignore[import-not-found]
     except ImportError as exc:
-        raise DatasetError(
+        raise ClusterError(
             "--executor dask needs the dask extra: pip install 'bgparse[dask]'"
         ) from exc
     if scheduler:

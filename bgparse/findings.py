@@ -10,6 +10,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from bgparse.errors import InputError
+
 __all__ = [
     "CODES",
     "Finding",
@@ -165,8 +167,9 @@ def format_finding(path: str, f: Finding, *, context: bool = True) -> str:
     return out
 
 
-class RecordError(ValueError):
-    """Base of every error bgparse raises about a record; carries a finding and a path."""
+class RecordError(InputError, ValueError):
+    """Base of every error bgparse raises about a record; carries a finding and a path. A
+    ValueError too, as it has always been: callers that catch that still do."""
 
     def __init__(self, finding: Finding, path: str = "<input>") -> None:
         super().__init__(

@@ -42,6 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc
 
+from bgparse.errors import InputError, NoSuchPath
 from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
@@ -299,7 +300,7 @@ def _to_batch(table: str, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-class Unstorable(ValueError):
+class Unstorable(InputError, ValueError):
     """A verified match with a value the dataset's columns cannot hold: its file is
     quarantined with this reason."""
 
@@ -1306,7 +1307,7 @@ def run_import(
     tops = [os.fspath(p) for p in paths]
     for p in tops:
         if not os.path.lexists(p):
-            raise FileNotFoundError(f"no such file or folder: {display_path(p)}")
+            raise NoSuchPath(display_path(p))
     workers = opts.workers or len(os.sched_getaffinity(0))
     version = bgparse_version()
     ds = Dataset(root)

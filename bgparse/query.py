@@ -27,6 +27,7 @@ from rich.table import Table
 from rich.text import Text
 
 from bgparse import interrupts
+from bgparse.errors import UsageError
 from bgparse.filters import FILTERED, Filters
 from bgparse.findings import CODES
 from bgparse.paths import display_path
@@ -48,7 +49,7 @@ __all__ = [
 Format = Literal["table", "csv", "json"]
 
 
-class QueryError(Exception):
+class QueryError(UsageError):
     """A query DuckDB refused (syntax, unknown column...), with DuckDB's message."""
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from bgparse.errors import UsageError
 from bgparse.query import run
 
 __all__ = ["STATISTICS", "OptionError", "Param", "Statistic", "get"]
@@ -20,7 +21,7 @@ __all__ = ["STATISTICS", "OptionError", "Param", "Statistic", "get"]
 _INT_MAX = 2**31 - 1
 
 
-class OptionError(ValueError):
+class OptionError(UsageError, ValueError):
     """A statistic's option out of its range or shape, refused before any SQL runs."""
 
 

@@ -167,7 +167,7 @@ def test_generate_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--format", "txt"], "bgparse: --format must be mat or sgf, not 'txt'\n"),
+        (["--format", "txt"], "bgparse: --format: 'txt' is not one of 'mat', 'sgf'\n"),
         (["--matches", "0"], "bgparse: --matches must be 1 or more, not 0\n"),
         (["--length", "0"], "bgparse: --length must be 1 to 64, not 0\n"),
         (["--length", "65"], "bgparse: --length must be 1 to 64, not 65\n"),

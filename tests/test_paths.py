@@ -173,8 +173,8 @@ def test_odd_dataset_and_output_names_in_messages_are_escaped(tmp_path: Path) ->
     with open(odd, "wb") as f:  # a file, where a folder is wanted
         f.write(b"x")
     for args, message in (
-        (["query", "-d", odd, "SELECT 1"], f"error: no dataset at {shown} ("),
-        (["compact", "-d", odd], f"error: no dataset at {shown} ("),
+        (["query", "-d", odd, "SELECT 1"], f"bgparse: no dataset at {shown} ("),
+        (["compact", "-d", odd], f"bgparse: no dataset at {shown} ("),
         (["generate", "-o", odd], f"bgparse: --out {shown}: not a folder"),
         (["convert", str(tmp_path), "--to", "sgf", "-o", odd], f"bgparse: --out {shown}: not"),
     ):
@@ -228,7 +228,7 @@ def test_a_dataset_path_that_is_not_utf8_is_refused_in_one_line(tmp_path: Path) 
     res = runner.invoke(app, ["import", str(good), "-d", odd])
     assert res.exit_code == 2
     text = res.stderr_bytes.decode("utf-8")
-    assert text.count("\n") == 1 and text.startswith(f"error: {shown}"), text
+    assert text.count("\n") == 1 and text.startswith(f"bgparse: {shown}"), text
     assert not os.path.exists(os.path.dirname(odd))  # nothing was made
     # A dataset made elsewhere and moved there is refused by the readers in the same words.
     made = tmp_path / "made"
@@ -238,7 +238,7 @@ def test_a_dataset_path_that_is_not_utf8_is_refused_in_one_line(tmp_path: Path) 
         res = runner.invoke(app, args)
         assert res.exit_code == 2, args
         text = res.stderr_bytes.decode("utf-8")
-        assert text.count("\n") == 1 and text.startswith(f"error: {shown}"), (args, text)
+        assert text.count("\n") == 1 and text.startswith(f"bgparse: {shown}"), (args, text)
 
 
 def test_dataset_messages_show_odd_names_escaped(tmp_path: Path) -> None:
@@ -254,21 +254,21 @@ def test_dataset_messages_show_odd_names_escaped(tmp_path: Path) -> None:
     ):
         res = runner.invoke(app, args)
         assert res.exit_code == 2, args
-        assert res.stderr.startswith(f"error: {tmp_path}/d\\nx/_dataset.json is not a bgparse")
+        assert res.stderr.startswith(f"bgparse: {tmp_path}/d\\nx/_dataset.json is not a bgparse")
         assert res.stderr.count("\n") == 1
     (folder / "_dataset.json").unlink()
     os.close(os.open(os.path.join(os.fsencode(folder), b"n\xffte"), os.O_CREAT | os.O_WRONLY))
     res = runner.invoke(app, ["import", str(good), "-d", str(folder)])
     assert res.exit_code == 2
     assert res.stderr == (
-        f"error: {tmp_path}/d\\nx is not empty and not a bgparse dataset (it has 'n\\xffte'); "
+        f"bgparse: {tmp_path}/d\\nx is not empty and not a bgparse dataset (it has 'n\\xffte'); "
         "choose another --data folder\n"
     )
     afile = tmp_path / "f\nile"
     afile.write_text("x", encoding="utf-8")
     res = runner.invoke(app, ["import", str(good), "-d", str(afile)])
-    assert (res.exit_code, res.stderr) == (2, f"error: {tmp_path}/f\\nile is not a folder\n")
+    assert (res.exit_code, res.stderr) == (2, f"bgparse: {tmp_path}/f\\nile is not a folder\n")
     res = runner.invoke(app, ["import", str(good), "-d", str(afile / "sub")])
     assert res.exit_code == 2  # under a regular file: one line, no NotADirectoryError traceback
-    assert res.stderr.startswith(f"error: cannot create {tmp_path}/f\\nile/sub: Not a directory")
+    assert res.stderr.startswith(f"bgparse: cannot create {tmp_path}/f\\nile/sub: Not a directory")
     assert res.stderr.count("\n") == 1

@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import cast
 
+from bgparse.errors import InputError
 from bgparse.events import (
     OFF,
     Action,
@@ -120,7 +121,7 @@ def is_xg(data: bytes) -> bool:
     return data[:4] == MAGIC
 
 
-class XgFileError(ValueError):
+class XgFileError(InputError, ValueError):
     """An XG file that cannot be read as a whole; `iter_xg_matches` turns it into one
     `SyntaxRecordError` with the same code and place."""
 

@@ -8,6 +8,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bgparse.errors import UsageError
 from bgparse.findings import Finding, RecordError
 from bgparse.paths import display_path, path_from_display
 from bgparse.render.board import Board, CubeOwner, board_svg
@@ -20,7 +21,7 @@ from bgparse.verified import Turn
 __all__ = ["ShowError", "Shown", "from_ids", "from_record", "from_xgid", "resolve", "turn_shown"]
 
 
-class ShowError(ValueError):
+class ShowError(UsageError, ValueError):
     """WHAT names no board bgparse can draw; the message says why in one line."""
 
 
@@ -203,7 +204,7 @@ def from_record(path: str | Path, game: int, move: int) -> Shown:
     name or by its display form."""
     source = _record_source(os.fsdecode(path))
     if source is None:
-        raise ShowError(f"{display_path(path)}: no such file")
+        raise ShowError(f"{display_path(path)}: no such file or folder")
     return _from_source(*source, game, move)
 
 
@@ -320,7 +321,7 @@ def resolve(what: str) -> Shown:
     if _POSITION_ID.match(head):
         return from_ids(head, tail if sep else None)
     if m:
-        raise ShowError(f"{display_path(m.group('path'))}: no such file")
+        raise ShowError(f"{display_path(m.group('path'))}: no such file or folder")
     raise ShowError(
         f"cannot read '{display_path(what)}': give a GNU Position ID (optionally :MatchID), "
         "an XGID, or FILE:GAME:MOVE"

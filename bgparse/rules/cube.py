@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from bgparse.errors import RulesError
 from bgparse.rules.match import holland_restricts
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.wording import plural
@@ -63,7 +64,7 @@ CUBE_ERROR_CODES = (
 )
 
 
-class CubeError(ValueError):
+class CubeError(RulesError):
     """A cube action the rules do not allow. `code` is one of `CUBE_ERROR_CODES`; `recorded`
     is the state to continue from if the action is taken as recorded, or None."""
 

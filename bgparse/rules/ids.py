@@ -20,6 +20,7 @@ import binascii
 from dataclasses import dataclass
 from typing import Final
 
+from bgparse.errors import RulesError
 from bgparse.rules.position import BAR, Position
 
 __all__ = [
@@ -39,7 +40,7 @@ __all__ = [
 GAME_STATES: Final = ("none", "playing", "over", "resigned", "dropped")
 
 
-class IdError(ValueError):
+class IdError(RulesError):
     """A Match ID or XGID that cannot be decoded, or a state that cannot be encoded."""
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bgparse.errors import RulesError
 from bgparse.rules.ruleset import RuleSet
 
 __all__ = [
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-class MatchError(ValueError):
+class MatchError(RulesError):
     """A game that cannot be added to the match; `code` is stable (`match-over`)."""
 
     def __init__(self, code: str, message: str) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol, runtime_checkable
 
+from bgparse.errors import RulesError
 from bgparse.rules.position import BAR, OFF
 
 __all__ = [
@@ -38,7 +39,7 @@ def segment_text(src: int, dst: int) -> str:
     return f"{point_text(src)}/{point_text(dst)}"
 
 
-class PlayError(ValueError):
+class PlayError(RulesError):
     """A play given in a shape verify_play cannot read (not an illegal play: see PlayCheck)."""
 
 

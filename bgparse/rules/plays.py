@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Final, NamedTuple
 
+from bgparse.errors import RulesError
 from bgparse.rules.notation import format_play
 from bgparse.rules.position import BAR, OFF, Position, PositionError
 from bgparse.rules.steps import Step
@@ -27,7 +28,7 @@ __all__ = ["DiceError", "LegalPlays", "Play", "legal_plays"]
 _new = tuple.__new__
 
 
-class DiceError(ValueError):
+class DiceError(RulesError):
     """Dice that are not two ints 1-6."""
 
 

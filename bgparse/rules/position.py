@@ -16,6 +16,7 @@ from functools import lru_cache
 from operator import mul
 from typing import Any, Final
 
+from bgparse.errors import RulesError
 from bgparse.rules.wording import plural
 
 __all__ = [
@@ -34,7 +35,7 @@ OFF: Final = 0
 _set = object.__setattr__  # frozen dataclass fields are set this way
 
 
-class PositionError(ValueError):
+class PositionError(RulesError):
     """A position (or a Position ID, or a physical step) that cannot be what the caller says."""
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from bgparse.errors import DatasetError
 from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
 from bgparse.store.schema import (
@@ -76,13 +77,11 @@ _NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 _MERGE_AT = 32  # batches in one partition's buffer before they are made one
 
 
-class DatasetError(Exception):
-    """A dataset cannot be opened or written; the message says why and what to do."""
-
-
 class DatasetIOError(DatasetError):
     """The file system refused to read or write a file of the dataset (a read-only folder, no
     permission, a full disk, a damaged file): the message names the path and the cause."""
+
+    failure = True  # the work had begun: a command that writes says what became of it
 
     def __init__(self, doing: str, path: Path, exc: OSError | pa.ArrowException) -> None:
         super().__init__(f"cannot {doing} {display_path(path)}: {_cause(exc)}")

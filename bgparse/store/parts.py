@@ -26,7 +26,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bgparse.store.dataset import STAGING_NAME, DatasetError, WriteOptions, partition_dir
+from bgparse.errors import ClusterError
+from bgparse.store.dataset import STAGING_NAME, WriteOptions, partition_dir
 from bgparse.store.schema import TABLES, file_schema
 
 __all__ = [
@@ -45,7 +46,7 @@ __all__ = [
 MARKER_NAME = "_bgparse_staging"
 
 
-class SharedStorageError(DatasetError):
+class SharedStorageError(ClusterError):
     """A worker cannot see the dataset folder the client writes to."""
 
 

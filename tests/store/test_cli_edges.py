@@ -53,12 +53,12 @@ def test_a_statistic_option_out_of_range_is_a_usage_error(
     args: list[str], message: str, hand_dataset: Path
 ) -> None:
     res = runner.invoke(app, ["stats", *args, "-d", str(hand_dataset)])
-    assert (res.exit_code, res.stdout, res.stderr) == (2, "", f"error: {message}\n")
+    assert (res.exit_code, res.stdout, res.stderr) == (2, "", f"bgparse: {message}\n")
 
 
 def test_options_are_checked_before_the_dataset(tmp_path: Path) -> None:
     res = runner.invoke(app, ["stats", "race-takes", "--bucket-pct", "0", "-d", str(tmp_path)])
-    assert (res.exit_code, res.stderr) == (2, "error: --bucket-pct must be 1 to 100, not 0\n")
+    assert (res.exit_code, res.stderr) == (2, "bgparse: --bucket-pct must be 1 to 100, not 0\n")
 
 
 def test_a_roll_is_taken_in_either_order(hand_dataset: Path) -> None:
@@ -197,7 +197,7 @@ def test_a_folder_without_match_files_is_a_usage_error(tmp_path: Path) -> None:
     res = runner.invoke(app, ["import", str(empty), "-d", str(data)])
     assert (res.exit_code, res.stderr) == (
         2,
-        f"error: {empty}: no files in this folder: nothing to import\n",
+        f"bgparse: {empty}: no files in this folder: nothing to import\n",
     )
     assert not data.exists()
 
@@ -211,10 +211,10 @@ def test_query_refuses_more_than_one_statement(hand_dataset: Path) -> None:
     assert (two.exit_code, two.stdout, two.stderr) == (
         2,
         "",
-        "error: one SQL statement at a time, not 2: run each on its own\n",
+        "bgparse: one SQL statement at a time, not 2: run each on its own\n",
     )
     none = runner.invoke(app, ["query", " ; ", *data])
-    assert (none.exit_code, none.stderr) == (2, "error: no SQL statement given\n")
+    assert (none.exit_code, none.stderr) == (2, "bgparse: no SQL statement given\n")
     one = runner.invoke(app, ["query", "SELECT 1 AS a;", *data, "-f", "csv"])
     assert (one.exit_code, one.stdout) == (0, "a\n1\n")
 

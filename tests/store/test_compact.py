@@ -13,10 +13,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import typer
 from typer.testing import CliRunner
 
-from bgparse.cli_data import register
+from bgparse.cli import app as bgparse_app
 from bgparse.ingest import ImportOptions, run_import
 from bgparse.store.dataset import Dataset, DatasetLocked
 from bgparse.store.schema import TABLES
@@ -188,13 +187,7 @@ def test_compact_killed_leaves_the_dataset_whole(tmp_path: Path, point: str, n: 
 
 
 def test_compact_command(tmp_path: Path) -> None:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def root() -> None:
-        """bgparse (test harness)."""
-
-    register(app)
+    app = bgparse_app
     runner = CliRunner()
     data = import_one_by_one(tmp_path)
     several = [v for v in partitions(Dataset(data)).values() if len(v) > 1]

@@ -330,7 +330,7 @@ def test_an_unreachable_scheduler_is_one_clear_error_within_15_seconds(tmp_path:
     elapsed = time.monotonic() - started
     assert proc.returncode == 2
     assert err.splitlines() == [
-        f"error: cannot reach the Dask scheduler at {address} within 8 s "
+        f"bgparse: cannot reach the Dask scheduler at {address} within 8 s "
         f"(Timed out trying to connect to {address} after 8 s)"
     ]
     assert out == ""
@@ -342,10 +342,10 @@ def test_an_unreachable_scheduler_is_one_clear_error_within_15_seconds(tmp_path:
     )  # fmt: skip
     _, err = bad.communicate(timeout=60)
     assert bad.returncode == 2
-    assert err.startswith("error: '127.0.0.1' is not a Dask scheduler address")
+    assert err.startswith("bgparse: '127.0.0.1' is not a Dask scheduler address")
     local = bgparse_cmd("import", str(GNUBG / "g7000_money.mat"), "--scheduler", address)
     _, err = local.communicate(timeout=60)
-    assert (local.returncode, err) == (2, "error: --scheduler needs --executor dask\n")
+    assert (local.returncode, err) == (2, "bgparse: --scheduler needs --executor dask\n")
 
 
 def test_ctrl_c_stops_the_cluster_and_exits_130(tmp_path: Path) -> None:
@@ -361,7 +361,7 @@ def test_ctrl_c_stops_the_cluster_and_exits_130(tmp_path: Path) -> None:
         out, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, (out, err)
         assert err.splitlines()[-1] == (
-            "error: interrupted: nothing was committed, the dataset is as it was"
+            "bgparse: interrupted: nothing was committed, the dataset is as it was"
         )
         deadline = time.monotonic() + 20
         while _group_alive(proc.pid) and time.monotonic() < deadline:

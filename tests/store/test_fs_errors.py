@@ -23,7 +23,7 @@ import pytest
 import typer
 from typer.testing import CliRunner, Result
 
-from bgparse.cli_data import register
+from bgparse.cli import app as bgparse_app
 from bgparse.ingest import ImportOptions, run_import
 
 from ..conftest import SAMPLES
@@ -35,14 +35,8 @@ READ_ONLY = os.strerror(errno.EROFS)
 
 @pytest.fixture(scope="module")
 def app() -> typer.Typer:
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def root() -> None:
-        """bgparse (test harness)."""
-
-    register(app)
-    return app
+    # The command line itself: its errors are worded by the one boundary at its root.
+    return bgparse_app
 
 
 @pytest.fixture(scope="module")

@@ -110,7 +110,7 @@ def test_report_in_a_missing_folder_is_refused_before_anything_is_imported(
         res = runner.invoke(
             app, ["import", str(tmp_path / "a.mat"), "-d", str(data), "--report", str(report)]
         )
-        assert (res.exit_code, res.stderr) == (2, f"error: --report {report}: {why}\n")
+        assert (res.exit_code, res.stderr) == (2, f"bgparse: --report {report}: {why}\n")
     assert not data.exists()
 
 
@@ -147,7 +147,7 @@ def test_a_report_that_cannot_be_written_is_said_and_the_import_stands(
     res = runner.invoke(app, args)
     assert res.exit_code == 0
     assert res.stdout.startswith("1 input: 1 imported")
-    assert res.stderr == f"error: --report {report}: cannot write: No space left on device\n"
+    assert res.stderr == f"bgparse: --report {report}: cannot write: No space left on device\n"
     assert not report.exists()
     again = runner.invoke(app, args)  # the import was committed
     assert again.stdout.startswith("1 input: 0 imported, 0 duplicate, 0 quarantined, 1 already")

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from bgparse.errors import NoSuchPath
 from bgparse.ingest import (
     FileTask,
     ImportContext,
@@ -480,7 +481,7 @@ def test_dataset_inside_an_input_folder_is_not_read_as_input(tmp_path: Path) -> 
 
 
 def test_missing_input_is_an_error_before_anything_is_written(tmp_path: Path) -> None:
-    with pytest.raises(FileNotFoundError, match="no such file or folder: "):
+    with pytest.raises(NoSuchPath, match=r"nope: no such file or folder$"):
         run_import([tmp_path / "nope"], tmp_path / "data", verify=fake_verify)
     assert not (tmp_path / "data").exists()
 
