@@ -657,7 +657,7 @@ def test_convert_usage_errors_exit_2(inputs: Path, tmp_path: Path) -> None:
     bad_format = runner.invoke(app, ["convert", str(inputs), "--to", "txt", "--out", out])
     assert (bad_format.exit_code, bad_format.stderr) == (
         2,
-        "bgparse: --to must be mat or sgf, not 'txt'\n",
+        "bgparse: --to: 'txt' is not one of 'mat', 'sgf'\n",
     )
     missing = tmp_path / "missing"
     no_file = runner.invoke(app, ["convert", str(missing), "--to", "sgf", "--out", out])
