@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from bgparse import __version__, interrupts
-from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, input_files, iter_blobs
+from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, iter_blobs
 from bgparse.errors import UsageError
 from bgparse.events import (
     Action,
@@ -173,7 +173,7 @@ def parse(
 
     failed = unreadable = False
     out = sys.stdout
-    for path, data, refused in iter_blobs(input_files(files)):
+    for path, data, refused in iter_blobs(files):
         try:
             if refused is not None:
                 raise refused
@@ -307,12 +307,19 @@ def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
     }
 
 
+def _count_files(paths: list[str]) -> int:
+    from bgparse.store.inputs import scan_inputs
+
+    # Files on disk (an archive counts once): the bar's total, an estimate of the inputs.
+    return scan_inputs(paths)[0]
+
+
 class _Progress:
     """A rich progress bar on a terminal for long runs; nothing otherwise."""
 
-    def __init__(self, total: int, what: str) -> None:
+    def __init__(self, paths: list[str], what: str) -> None:
         self.bar: Any = None
-        if total >= 20 and sys.stderr.isatty():
+        if sys.stderr.isatty() and (total := _count_files(paths)) >= 20:
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -380,11 +387,11 @@ def validate(
     score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
     unreadable input."""
     overrides = _rule_overrides(jacoby, crawford, beavers, cube_limit, backgammon_value, holland)
-    files = input_files(paths)
+    blobs = iter_blobs(paths)
     if format == "html":
         from bgparse.cli_report import validate_html
 
-        raise typer.Exit(validate_html(files, overrides, strict=strict, out=html_out))
+        raise typer.Exit(validate_html(blobs, overrides, strict=strict, out=html_out))
     import gc
 
     from bgparse.readers import iter_records
@@ -394,10 +401,10 @@ def validate(
     gc.set_threshold(50_000, 20, 20)
     counts = {"files": 0, "matches": 0, "errors": 0, "warnings": 0, "unreadable": 0}
     bad_records = False
-    progress = _Progress(len(files), "validating")
+    progress = _Progress(paths, "validating")
     out = sys.stdout
     try:
-        for path, data, refused in iter_blobs(files):
+        for path, data, refused in blobs:
             counts["files"] += 1
             progress.advance()
             try:

@@ -13,16 +13,15 @@ import contextlib
 import enum
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import BrokenExecutor
-from pathlib import Path
 from typing import Any
 
 import typer
 from typer.core import TyperGroup
 
 from bgparse import interrupts
-from bgparse.errors import BgparseError, NoSuchPath, UsageError
+from bgparse.errors import BgparseError
 from bgparse.findings import Finding, RecordError, SyntaxRecordError
 from bgparse.paths import display_path
 
@@ -34,7 +33,6 @@ __all__ = [
     "ReportFormat",
     "WriteFormat",
     "echo_error",
-    "input_files",
     "iter_blobs",
 ]
 
@@ -247,56 +245,29 @@ def _silence_stdout() -> None:
 
 # --- inputs ---------------------------------------------------------------------------------
 
-#: File name endings searched for when a folder is given: match files, and the archives and
-#: compressed files they come in.
-MATCH_SUFFIXES = (".mat", ".txt", ".sgf", ".xg", ".xgp")
-ARCHIVE_SUFFIXES = (".zip", ".tar", ".tgz", ".gz", ".bz2", ".xz")
+
+def iter_blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | None]]:
+    """Every input under `paths`, found by the walker `import` uses (`bgparse.store.inputs`):
+    (label, bytes, None) per file or archive member read, (label, b"", error) per input that
+    cannot be read (refused unread, or an archive that could not be read to its end: S016 at
+    1:1 with the reason `import` quarantines it with). A missing path or an empty folder is a
+    usage error raised here, before anything is read or written."""
+    from bgparse.store.inputs import check_paths
+
+    check_paths(paths)
+    return _blobs(paths)
 
 
-def input_files(paths: Iterable[str]) -> list[Path]:
-    """Files named, and match files found recursively in folders named, in a stable order.
-    A FIFO, socket or device named is passed on: reading it says what it is and skips it.
-    Raises NoSuchPath, or UsageError for a folder with no match files."""
-    out: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            found = [
-                f
-                for f in sorted(p.rglob("*"))
-                if f.suffix.lower() in MATCH_SUFFIXES + ARCHIVE_SUFFIXES
-                and f.is_file()
-                and not f.is_symlink()
-            ]
-            if not found:
-                kinds = ", ".join(MATCH_SUFFIXES + ARCHIVE_SUFFIXES)
-                raise UsageError(
-                    f"{display_path(raw)}: no match files or archives in this folder "
-                    f"(searched for {kinds})"
-                )
-            out += found
-        elif p.exists():
-            out.append(p)
-        else:
-            raise NoSuchPath(display_path(raw))
-    return out
-
-
-def iter_blobs(files: Iterable[Path]) -> Iterator[tuple[str, bytes, RecordError | None]]:
-    """(label, bytes, None) per match file, or (label, b"", error) for one that cannot be
-    read (S016 at 1:1 with the reason). Archives and compressed files are opened as `bgparse
-    import` opens them (streamed, with the same limits; a member's label is
-    `archive!member`)."""
+def _blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | None]]:
     from bgparse.readers import MAX_FILE_BYTES
     from bgparse.store.inputs import InputFile, Limits, iter_inputs
 
     # Files as large as the readers take (import's default is smaller: --max-file-mb).
     limits = Limits(max_file_bytes=MAX_FILE_BYTES)
-    for path in files:
-        for item in iter_inputs([path], limits):
-            if isinstance(item, InputFile):
-                yield item.path, item.data, None
-            elif (reason := item.reason) is not None:
-                # Refused, or an archive that could not be read to its end.
-                error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
-                yield item.path, b"", error
+    for item in iter_inputs(paths, limits):
+        if isinstance(item, InputFile):
+            yield item.path, item.data, None
+        elif (reason := item.reason) is not None:
+            # Refused, or an archive that could not be read to its end.
+            error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
+            yield item.path, b"", error

@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from bgparse.cli_base import WriteFormat, echo_error, input_files, iter_blobs
+from bgparse.cli_base import WriteFormat, echo_error, iter_blobs
 from bgparse.errors import OutputError, UsageError
 from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
@@ -85,11 +85,11 @@ def convert(
     from bgparse.replay import replay
     from bgparse.writers import write_mat, write_sgf
 
-    files = input_files(inputs)
+    blobs = iter_blobs(inputs)
     folder = _out_dir(out)
     written: set[Path] = set()
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
-    for label, data, refused in iter_blobs(files):
+    for label, data, refused in blobs:
         # A member's own name names its output; the name as the file system spells it, not its
         # display form (bgparse.paths).
         stem = Path(path_from_display(label.rsplit("!", 1)[-1])).stem

@@ -127,11 +127,10 @@ def import_command(
     The summary counts the matches stored with errors and warnings and names the files with
     the most errors; --report lists every input."""
     from bgparse.ingest import ImportOptions, ImportProgress, run_import
-    from bgparse.store.inputs import Limits, empty_folder, scan_inputs
+    from bgparse.store.inputs import Limits, check_paths, scan_inputs
 
-    for top in paths:
-        if empty_folder(top, exclude=[data]):
-            raise UsageError(f"{display_path(top)}: no files in this folder: nothing to import")
+    # The dataset's own folder is no input, even where it lies inside one.
+    check_paths(paths, exclude=[data])
     if report is not None and (report.is_dir() or not report.parent.is_dir()):
         why = "is a folder" if report.is_dir() else "its folder does not exist"
         raise UsageError(f"--report {display_path(report)}: {why}")

@@ -4,13 +4,15 @@ to the app by `register`. A thin layer: library errors go to the boundary (`bgpa
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from bgparse.cli_base import BoardFormat, iter_blobs
+from bgparse.cli_base import BoardFormat
 from bgparse.errors import OutputError
+from bgparse.findings import RecordError
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
 
@@ -60,14 +62,17 @@ def show_command(
 
 
 def validate_html(
-    files: list[Path], overrides: dict[str, Any], *, strict: bool, out: Path | None
+    blobs: Iterable[tuple[str, bytes, RecordError | None]],
+    overrides: dict[str, Any],
+    *,
+    strict: bool,
+    out: Path | None,
 ) -> int:
-    """`bgparse validate --format html`: the validation report of `files`, written to `out`
+    """`bgparse validate --format html`: the validation report of `blobs`, written to `out`
     (stdout without it), and the exit code `validate` gives."""
     import gc
     from functools import partial
 
-    from bgparse.findings import RecordError
     from bgparse.readers import iter_records
     from bgparse.render.validation import ValidationReport
     from bgparse.replay import replay
@@ -75,7 +80,7 @@ def validate_html(
     gc.set_threshold(50_000, 20, 20)
     report = ValidationReport(strict=strict)
     rules = overrides or None
-    for path, data, refused in iter_blobs(files):
+    for path, data, refused in blobs:
         try:
             if refused is not None:
                 raise refused

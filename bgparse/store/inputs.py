@@ -1,5 +1,16 @@
 """Input enumeration: files, folders and zip/tar archives as a stream of byte blobs, with limits.
 
+The one walker of bgparse: `import` and every command that reads match files (`parse`,
+`validate`, `convert`, `show`) take their inputs from `iter_inputs`, after `check_paths`, so
+they agree on what an input is. The policy: a path named is an input whatever it is; a folder
+named is walked recursively in sorted order and every file in it is an input, whatever its
+name (the format is read from the content); a symbolic link to a folder met in a walk is an
+input refused unread (it may loop), a link to a file is read; a FIFO, socket or device is an
+input refused unread (reading it could block forever); a file that cannot be opened is refused
+with the system's reason. `import` stores or quarantines each with its reason; the other
+commands report each refused one as unreadable (S016). A path that does not exist, or a folder
+with no file in it, is a usage error before anything is read.
+
 Archives are read as streams and never unpacked: a member's name is only ever a label in the
 ledger, so `../` or absolute member paths cannot write anywhere (they are still refused, as a
 sign of a hostile archive). Links and special files inside archives are never followed. Every
@@ -28,6 +39,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import IO, Literal, cast
 
+from bgparse.errors import NoSuchPath, UsageError
 from bgparse.paths import display_path
 
 __all__ = [
@@ -36,6 +48,7 @@ __all__ = [
     "Item",
     "Limits",
     "Rejected",
+    "check_paths",
     "empty_folder",
     "file_kind",
     "iter_inputs",
@@ -154,6 +167,21 @@ def empty_folder(
         return False
     skip = frozenset(os.path.realpath(p) for p in exclude)
     return next(iter(_walk(top, skip)), None) is None
+
+
+def check_paths(
+    paths: Iterable[str | os.PathLike[str]], exclude: Iterable[str | os.PathLike[str]] = ()
+) -> None:
+    """Refuse, before anything is read, a path that does not exist (`NoSuchPath`) or a folder
+    in which `iter_inputs` would find nothing (`UsageError`). A dangling symbolic link exists:
+    it is an input, refused when read."""
+    named = [os.fspath(p) for p in paths]
+    for path in named:
+        if not os.path.lexists(path):
+            raise NoSuchPath(display_path(path))
+    for path in named:
+        if empty_folder(path, exclude):
+            raise UsageError(f"{display_path(path)}: no files in this folder")
 
 
 def scan_inputs(paths: Iterable[str | os.PathLike[str]]) -> tuple[int, int]:

@@ -183,22 +183,32 @@ def test_a_socket_named_says_what_it_is(tmp_path: Path) -> None:
     assert res.stdout.startswith(f"{path}:1:1: error: S016 a socket, not a regular file")
 
 
-def test_a_folder_without_match_files_is_a_usage_error(tmp_path: Path) -> None:
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    (empty / "notes.pdf").write_bytes(b"%PDF")
+def test_a_folder_of_other_files_is_read_by_content_and_an_empty_one_refused(
+    tmp_path: Path,
+) -> None:
+    # One walker (issue 16): every file in a folder is an input for every command, whatever
+    # its name. A PDF is reported unreadable (import quarantines it); a folder with no file
+    # at all is a usage error, worded the same in every command.
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "notes.pdf").write_bytes(b"%PDF")
+    pdf = folder / "notes.pdf"
     for command in (["validate"], ["parse"], ["convert", "--to", "sgf", "-o", str(tmp_path)]):
-        res = runner.invoke(app, [*command, str(empty)])
+        res = runner.invoke(app, [*command, str(folder)])
         assert res.exit_code == 2, command
-        assert res.stderr.startswith(f"bgparse: {empty}: no match files or archives in this folder")
-    # import takes every file: the PDF is an input (quarantined); a folder with none is refused.
-    (empty / "notes.pdf").unlink()
+        assert f"{pdf}:1:1: " in res.output and "S003 this is a PDF document" in res.output
+    res = runner.invoke(app, ["import", str(folder), "-d", str(tmp_path / "d1")])
+    assert res.exit_code == 1 and f"quarantined: {pdf}: " in res.stderr
+    pdf.unlink()
     data = tmp_path / "data"
-    res = runner.invoke(app, ["import", str(empty), "-d", str(data)])
-    assert (res.exit_code, res.stderr) == (
-        2,
-        f"bgparse: {empty}: no files in this folder: nothing to import\n",
-    )
+    for command in (
+        ["validate"],
+        ["parse"],
+        ["convert", "--to", "sgf", "-o", str(tmp_path)],
+        ["import", "-d", str(data)],
+    ):
+        res = runner.invoke(app, [*command, str(folder)])
+        assert (res.exit_code, res.stderr) == (2, f"bgparse: {folder}: no files in this folder\n")
     assert not data.exists()
 
 
