@@ -68,6 +68,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object
     "not this case" (the full check decides). Both sides must be a checked position's."""
     cdef int mv[26]
     cdef int op[26]
+    cdef int lands[26]
     cdef int want[4]
     cdef int nwant = 4 if d1 == d2 else 2
     cdef int i, k, s, t, dist, c, count, best
@@ -80,6 +81,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object
     for i in range(26):
         mv[i] = mover[i]
         op[i] = opponent[i]
+        lands[i] = 0
     want[0] = d1
     want[1] = d2 if d1 != d2 else d1
     want[2] = d1
@@ -157,6 +159,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object
                     if mv[i]:
                         return None
             mv[s] -= 1
+            lands[t] += 1
             steps.append(tuple.__new__(step_type, (s, t, hit)))
             if hit != star:
                 if notes is None:
@@ -164,6 +167,12 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object
                 notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
     if nwant:
         return None
+    if notes is not None:
+        # A star written wrong where another step lands too: another order may give the hit
+        # to the starred step, which the full check prefers (verification._star_order_matters).
+        for note in notes:
+            if lands[<int>note[1]] > 1:
+                return None
     after_opponent = tuple([op[i] for i in range(26)]) if hit_any else opponent
     return (
         after_opponent,

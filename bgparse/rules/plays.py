@@ -12,15 +12,15 @@ the final position including which blots were hit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Final, NamedTuple
 
 from bgparse.errors import RulesError
 from bgparse.rules.notation import format_play
-from bgparse.rules.position import BAR, OFF, Position, PositionError
-from bgparse.rules.steps import Step
+from bgparse.rules.position import BAR, Position, PositionError
+from bgparse.rules.steps import Step, single_step
 
 __all__ = ["DiceError", "LegalPlays", "Play", "legal_plays"]
 
@@ -232,7 +232,8 @@ def _doubles_fast(mover: tuple[int, ...], o: tuple[int, ...], d: int) -> _Gen:
 
 
 def _generate_general(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int, d2: int) -> _Gen:
-    """The plain search every case can use (and the reference the fast paths are tested by)."""
+    """The plain search every case can use, each step asked of `single_step`: the reference
+    the fast paths are tested by."""
     mv = list(mover)
     o = list(opponent[::-1])
     doubles = d1 == d2
@@ -253,21 +254,12 @@ def _generate_general(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int
     def search(dice: tuple[int, ...], i: int, top: int, key: int, pips: int) -> None:
         d = dice[i]
         moved = False
-        sources: Iterable[int] = (BAR,) if mv[BAR] else range(min(top, 24), 0, -1)
-        for s in sources:
-            if not mv[s]:
+        # Doubles take their sources in non-increasing order (one order per set of steps).
+        for s in range(top, 0, -1):
+            step = single_step(mv, o, s, d)
+            if isinstance(step, str):
                 continue
-            t = s - d
-            if t > 0:
-                if o[t] >= 2:
-                    continue
-            else:
-                if any(mv[7:]):
-                    continue
-                if t < 0 and any(mv[s + 1 : 7]):
-                    continue
-                t = OFF
-            hit = t > 0 and o[t] == 1
+            _, t, hit = step
             moved = True
             mv[s] -= 1
             if t:

@@ -1,13 +1,14 @@
-"""Single-die steps: the Step type and the legality of one step on a board."""
+"""Single-die steps: the Step type and `single_step`, the one reference of one step's legality."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Final, NamedTuple
 
 from bgparse.rules.notation import segment_text
-from bgparse.rules.position import BAR
+from bgparse.rules.position import BAR, OFF
 
-__all__ = ["Step"]
+__all__ = ["STEP_REASONS", "Step", "single_step"]
 
 
 class Step(NamedTuple):
@@ -21,18 +22,46 @@ class Step(NamedTuple):
         return f"{segment_text(self.src, self.dst)}{'*' if self.hit else ''}"
 
 
-def _step_problem(mv: list[int], o: list[int], s: int, t: int) -> str | None:
-    """Why the single step s -> t (t <= 0 bears off) may not be made now, or None."""
-    if mv[s] <= 0:
+#: The reasons `single_step` refuses a step (a subset of verification.REASONS).
+STEP_REASONS: Final = (
+    "no-checker",
+    "bar-not-cleared",
+    "blocked-point",
+    "bear-off-not-home",
+    "bear-off-not-highest",
+)
+
+
+def single_step(mover: Sequence[int], opponent: Sequence[int], src: int, die: int) -> Step | str:
+    """One checker moved `die` pips from `src` now: the Step it makes, or why it may not.
+
+    This is the rules' single statement of one step (RULES.md §2); every slow path (the plain
+    generator, the verification search, "can anything move?") asks it, and the fast paths
+    (plays.py's generators, verification's fast path and its typed twin in _speedups.pyx) are
+    tested against it. `mover` holds the mover's counts (index 25 the bar), `opponent` the
+    opposing checkers on the mover's points (opponent[p] is the opponent's point 25 - p), both
+    before the step; `src` is 1-25 and `die` 1-6. In order:
+
+    - a checker must stand on `src` ("no-checker");
+    - while one is on the bar, only the bar moves ("bar-not-cleared");
+    - a landing on a point is open unless two or more opposing checkers hold it
+      ("blocked-point"); a lone one there is hit;
+    - bearing off needs every checker home ("bear-off-not-home"), and a die larger than the
+      point bears off only from the highest point the mover holds ("bear-off-not-highest");
+      an exact die bears off from its point.
+    """
+    if mover[src] <= 0:
         return "no-checker"
-    if s != BAR and mv[BAR]:
+    if src != BAR and mover[BAR]:
         return "bar-not-cleared"
-    if t > 0:
-        if o[t] >= 2:
+    dst = src - die
+    if dst > 0:
+        here = opponent[dst]
+        if here >= 2:
             return "blocked-point"
-        return None
-    if any(mv[7:]):
+        return Step(src, dst, here == 1)
+    if any(mover[7:]):
         return "bear-off-not-home"
-    if t < 0 and any(mv[s + 1 : 7]):
+    if dst < 0 and any(mover[src + 1 : 7]):
         return "bear-off-not-highest"
-    return None
+    return Step(src, OFF, False)

@@ -19,7 +19,7 @@ from bgparse.rules.plays import (
     legal_plays,
 )
 from bgparse.rules.position import BAR, OFF, Position
-from bgparse.rules.steps import Step, _step_problem
+from bgparse.rules.steps import Step, single_step
 from bgparse.rules.wording import plural
 
 __all__ = ["REASONS", "PlayCheck", "WrittenPlay", "verify_play"]
@@ -202,13 +202,12 @@ def _resolve(
                 t = s - d
                 if t < target and target != OFF:
                     continue
-                problem = _step_problem(mv, o, s, t)
-                if problem:
+                step = single_step(mv, o, s, d)
+                if isinstance(step, str):
                     if not deepest or depth > deepest[0][0]:
-                        deepest[:] = [(depth, problem, s, max(t, 0))]
+                        deepest[:] = [(depth, step, s, max(t, 0))]
                     continue
-                land = max(t, 0)
-                hit = land > 0 and o[land] == 1
+                _, land, hit = step
                 reached = land <= target
                 mv[s] -= 1
                 if land:
@@ -326,20 +325,9 @@ def _board_after(position: Position, mv: Sequence[int], o: Sequence[int]) -> Pos
 
 def _can_move(mover: tuple[int, ...], o: tuple[int, ...], d1: int, d2: int) -> bool:
     """Can any single step be made? (If one can, the empty play is not legal.)"""
-    if mover[BAR]:
-        return o[25 - d1] < 2 or o[25 - d2] < 2
-    home = not any(mover[7:])
-    highest = max((p for p in range(6, 0, -1) if mover[p]), default=0) if home else 25
-    for d in (d1, d2):
-        for s in range(24, 0, -1):
-            if mover[s]:
-                t = s - d
-                if t > 0:
-                    if o[t] < 2:
-                        return True
-                elif home and (t == 0 or s == highest):
-                    return True
-    return False
+    return any(
+        type(single_step(mover, o, s, d)) is Step for d in {d1, d2} for s in range(BAR, 0, -1)
+    )
 
 
 def _verify_fast_c(position: Position, roll: tuple[int, int], moves: object) -> PlayCheck | None:
@@ -428,11 +416,20 @@ def _verify_fast_python(
                 notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
     if want:
         return None
+    if notes is not None and _star_order_matters(steps, notes):
+        return None
     after = Position._make(opp if lst is None else tuple(lst), tuple(mv), position.checkers)
     return _new(
         PlayCheck,
         (True, after, tuple(steps), None, "", position, roll, False, tuple(notes or ()), []),
     )
+
+
+def _star_order_matters(steps: list[Step], notes: list[tuple[int, int, str]]) -> bool:
+    """Does a hit star written wrong land where another step lands too? Then another order
+    of the steps may give the hit to the starred one, which the full check prefers."""
+    landings = [step[1] for step in steps]
+    return any(landings.count(t) > 1 for _, t, _ in notes)
 
 
 _play_steps: Callable[..., Any] | None
@@ -472,6 +469,14 @@ def verify_play(position: Position, dice: Sequence[int], moves: WrittenPlay) -> 
         fast = _verify_fast(position, roll, moves)
         if fast is not None:
             return fast
+    return _verify_full(position, roll, moves, dice_ok)
+
+
+def _verify_full(
+    position: Position, roll: tuple[int, int], moves: WrittenPlay, dice_ok: bool
+) -> PlayCheck:
+    """verify_play without its fast path: the reference the fast paths are tested by."""
+    d1, d2 = roll
     chains = _chains(moves)
     mover = position.mover
     o0 = position.opponent[::-1]

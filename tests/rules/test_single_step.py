@@ -1,0 +1,234 @@
+"""Single-step legality, written once (`bgparse.rules.steps.single_step`), and the fast paths
+held to it: the generators' fast cases against the plain search built on it, and verify_play's
+fast path (pure Python, and the typed one where built) against its full check, over random
+positions and dice and over the wildbg positions of ../shared/oracle."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bgparse.events import Move
+from bgparse.rules import Position, legal_plays, verify_play
+from bgparse.rules.plays import _generate, _generate_general
+from bgparse.rules.steps import STEP_REASONS, Step, single_step
+from bgparse.rules.verification import (
+    REASONS,
+    PlayCheck,
+    _can_move,
+    _verify_fast_python,
+    _verify_full,
+)
+
+from ._shared import FIXTURES, ROLLS, read_ids, shared_path
+from .test_properties import dice_st, mutated, positions
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+FastPath = Callable[[Position, tuple[int, int], object], PlayCheck | None]
+
+
+def _fast_paths() -> list[object]:
+    paths: list[object] = [pytest.param(_verify_fast_python, id="python")]
+    try:
+        from bgparse.rules._speedups import play_steps  # noqa: F401 - only: is it built?
+        from bgparse.rules.verification import _verify_fast_c
+    except ImportError:
+        paths.append(
+            pytest.param(None, id="typed", marks=pytest.mark.skip(reason="not built (pure Python)"))
+        )
+    else:
+        paths.append(pytest.param(_verify_fast_c, id="typed"))
+    return paths
+
+
+def step(pos: Position, src: int, die: int) -> Step | str:
+    return single_step(pos.mover, pos.opponent[::-1], src, die)
+
+
+# --- the reference, by hand (RULES.md §2) ---------------------------------------------------
+
+
+def test_a_step_lands_on_an_empty_point_an_own_point_or_a_blot_which_it_hits() -> None:
+    pos = Position.from_points({13: 2, 8: 1}, {10: 1, 5: 2})
+    assert step(pos, 13, 2) == Step(13, 11, False)
+    assert step(pos, 13, 5) == Step(13, 8, False)
+    assert step(pos, 13, 3) == Step(13, 10, True)
+    assert step(pos, 8, 3) == "blocked-point"
+
+
+def test_a_step_needs_a_checker_on_its_source() -> None:
+    pos = Position.from_points({13: 2}, {5: 2})
+    assert step(pos, 12, 1) == "no-checker"
+    assert step(pos, 25, 1) == "no-checker"
+
+
+def test_bar_first_and_entry_on_25_minus_the_die() -> None:
+    pos = Position.from_points({"bar": 1, 13: 2}, {20: 2, 22: 1})
+    assert step(pos, 13, 1) == "bar-not-cleared"
+    assert step(pos, 25, 5) == "blocked-point"
+    assert step(pos, 25, 3) == Step(25, 22, True)
+    assert step(pos, 25, 6) == Step(25, 19, False)
+
+
+def test_bearing_off_exact_overshoot_and_highest_point() -> None:
+    home = Position.from_points({5: 1, 3: 2}, {20: 2})
+    assert step(home, 5, 5) == Step(5, 0, False)  # exact
+    assert step(home, 3, 3) == Step(3, 0, False)  # exact, with a higher checker on 5
+    assert step(home, 5, 6) == Step(5, 0, False)  # overshoot from the highest point
+    assert step(home, 3, 6) == "bear-off-not-highest"
+    assert step(home, 3, 4) == "bear-off-not-highest"
+    outside = Position.from_points({7: 1, 3: 2}, {20: 2})
+    assert step(outside, 3, 3) == "bear-off-not-home"
+    assert step(outside, 7, 6) == Step(7, 1, False)
+    # RULES.md §7 case 11: hit during the bear-off, no bearing off until the checker is home.
+    hit = Position.from_points({"bar": 1, 6: 2, 5: 2}, {19: 2, 20: 2}, checkers=15)
+    assert step(hit, 6, 6) == "bar-not-cleared"
+    assert step(hit, 25, 5) == "blocked-point"
+    assert step(hit, 25, 4) == Step(25, 21, False)
+
+
+def test_every_refusal_is_a_reason_code() -> None:
+    assert set(STEP_REASONS) <= set(REASONS)
+
+
+@SETTINGS
+@given(positions(), st.integers(1, 25), st.integers(1, 6))
+def test_single_step_refusals_are_step_reasons_and_steps_are_what_apply_does(
+    pos: Position, src: int, die: int
+) -> None:
+    got = step(pos, src, die)
+    if isinstance(got, str):
+        assert got in STEP_REASONS
+        return
+    assert got.src == src and got.dst == max(src - die, 0)
+    after = pos.apply([got])
+    assert got.hit == (after.opponent[25] == pos.opponent[25] + 1)
+
+
+# --- the fast generators against the reference search --------------------------------------
+
+
+@SETTINGS
+@given(positions(), dice_st)
+def test_can_move_is_whether_the_roll_plays_at_all(pos: Position, dice: tuple[int, int]) -> None:
+    movable = _can_move(pos.mover, pos.opponent[::-1], *dice)
+    assert movable == (legal_plays(pos, dice).dice_used > 0)
+
+
+@pytest.mark.parametrize("kind", ["contact", "race"])
+def test_oracle_positions_fast_generators_equal_the_reference(kind: str) -> None:
+    """Every roll of the 2,000 wildbg positions: the same legal set from the fast paths as
+    from the search on `single_step`, and the reference's counts are GNU Backgammon's
+    (fixtures/wildbg_totals.json)."""
+    import json
+
+    ids = read_ids(shared_path("oracle", f"wildbg-{kind}.ids"))
+    fixture = json.loads((FIXTURES / "wildbg_totals.json").read_text())[kind]
+    wrong = []
+    for pid, want in zip(ids, fixture["per_position"], strict=True):
+        pos = Position.from_position_id(pid)
+        per = [0, 0]
+        for roll in ROLLS:
+            fast = _generate(pos.mover, pos.opponent, *roll)
+            ref = _generate_general(pos.mover, pos.opponent, *roll)
+            if set(fast.plays) != set(ref.plays) or (fast.dice, fast.pips) != (ref.dice, ref.pips):
+                wrong.append((pid, roll))
+            per[roll[0] != roll[1]] += len(ref.plays) or 1
+        if per != want:
+            wrong.append((pid, per, want))
+    assert not wrong, wrong[:5]
+
+
+# --- verify_play's fast paths against its full check ---------------------------------------
+
+
+def _same(fast: PlayCheck, full: PlayCheck) -> None:
+    # The last field caches the legal plays, which only the full check may have built.
+    assert fast[:-1] == full[:-1]
+
+
+def _written(steps: list[tuple[int, int, bool]], shape: str) -> object:
+    if shape == "pairs":
+        return [(s, t) for s, t, _ in steps]
+    if shape == "triples":
+        return list(steps)
+    return tuple(Move((s, t), (False, star), 1) for s, t, star in steps)
+
+
+@st.composite
+def written_legal(draw: st.DrawFn) -> tuple[Position, tuple[int, int], object]:
+    """A legal play's steps in any order, each with its star right or wrong, in any shape."""
+    pos = draw(positions())
+    dice = draw(dice_st)
+    plays = legal_plays(pos, dice)
+    play = plays[draw(st.integers(0, len(plays) - 1))]
+    steps = draw(st.permutations(list(play.steps)))
+    marked = [(s.src, s.dst, draw(st.booleans()) if draw(st.booleans()) else s.hit) for s in steps]
+    return pos, dice, _written(marked, draw(st.sampled_from(["pairs", "triples", "moves"])))
+
+
+@pytest.mark.parametrize("moves", [[(5, 2), (3, 2, True)], "5/2 3/2*"])
+def test_the_hit_goes_to_the_starred_step_when_an_order_allows(moves: object) -> None:
+    """Two steps land on a blot and the record stars the second: some order of the steps
+    hits with the starred one, so no star is wrong (the fast path once took the written
+    order and reported two slips; the property tests below found it)."""
+    pos = Position.from_points({5: 1, 3: 1, 13: 13}, {2: 1, 24: 2})
+    check = verify_play(pos, (3, 1), moves)  # type: ignore[arg-type]
+    assert check.ok and check.hit_star_mismatch == ()
+    assert check.steps == (Step(3, 2, True), Step(5, 2, False))
+
+
+@pytest.mark.parametrize("fast_path", _fast_paths())
+@SETTINGS
+@given(case=written_legal())
+def test_fast_verification_equals_the_full_check_on_legal_plays(
+    fast_path: FastPath, case: tuple[Position, tuple[int, int], object]
+) -> None:
+    pos, dice, moves = case
+    fast = fast_path(pos, dice, moves)
+    if fast is not None:
+        _same(fast, _verify_full(pos, dice, moves, True))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fast_path", _fast_paths())
+@SETTINGS
+@given(case=mutated(), shape=st.sampled_from(["pairs", "moves"]))
+def test_fast_verification_equals_the_full_check_on_broken_plays(
+    fast_path: FastPath, case: tuple[Position, tuple[int, int], list[tuple[int, int]]], shape: str
+) -> None:
+    pos, dice, pairs = case
+    if not all(1 <= s <= 25 and 0 <= t < s for s, t in pairs):
+        return  # not a step either path reads as one (the full check names the bad point)
+    moves = _written([(s, t, False) for s, t in pairs], shape)
+    fast = fast_path(pos, dice, moves)
+    if fast is not None:
+        _same(fast, _verify_full(pos, dice, moves, True))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fast_path", _fast_paths())
+@pytest.mark.parametrize("kind", ["contact", "race"])
+def test_oracle_positions_fast_verification_equals_the_full_check(
+    fast_path: FastPath, kind: str
+) -> None:
+    """The first and last legal play of every roll of the wildbg positions, written in
+    reverse order: where the fast path takes one (single steps using every die, legal in the
+    order written: about half of them), it says what the full check says."""
+    ids = read_ids(shared_path("oracle", f"wildbg-{kind}.ids"))
+    taken = 0
+    for pid in ids:
+        pos = Position.from_position_id(pid)
+        for roll in ROLLS:
+            plays = legal_plays(pos, roll)
+            for play in {plays[0].steps, plays[len(plays) - 1].steps}:
+                moves = [tuple(s) for s in reversed(play)]
+                fast = fast_path(pos, roll, moves)
+                full = _verify_full(pos, roll, moves, True)  # type: ignore[arg-type]
+                assert full.ok, (pid, roll, moves, full.message)
+                if fast is not None:
+                    taken += 1
+                    _same(fast, full)
+    assert taken > 10 * len(ids)
