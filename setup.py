@@ -34,6 +34,7 @@ COMPILED = [
     "bgparse/rules/steps.py",
     "bgparse/rules/verification.py",
     "bgparse/store/dataset.py",
+    "bgparse/store/rows.py",
     # Typed C versions of a few small computations, used where built (the .py originals stay).
     "bgparse/rules/_speedups.pyx",
 ]

@@ -1,11 +1,11 @@
 """Import: the one place that strings read → replay → store together, and runs it over inputs.
 
-Two halves. `process_file` is pure: one input's bytes in, Arrow rows of every table and the
-input's status out; it never touches the dataset, so it runs anywhere (in this process, a
-process pool, a Dask cluster). `run_import` is the executor: it enumerates inputs
-(`bgparse.store.inputs`), skips what the ledger already holds, sends the rest in bounded chunks
-to workers, and hands results to a dataset transaction *in input order*, so which of two copies
-of a match is stored and which is a duplicate never depends on scheduling.
+Two halves. `process_file` is pure: one input's bytes in, Arrow rows of every table (built by
+`bgparse.store.rows`) and the input's status out; it never touches the dataset, so it runs
+anywhere (in this process, a process pool, a Dask cluster). `run_import` is the executor: it
+enumerates inputs (`bgparse.store.inputs`), skips what the ledger already holds, sends the rest
+in bounded chunks to workers, and hands results to a dataset transaction *in input order*, so
+which of two copies of a match is stored and which is a duplicate never depends on scheduling.
 
 Stopping: workers ignore SIGINT (a terminal's Ctrl-C reaches the whole process group; the
 importer decides). When an import fails or is interrupted, the importer aborts its transaction
@@ -17,36 +17,31 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import heapq
-import json
 import multiprocessing
 import multiprocessing.connection
 import os
-import re
 import secrets
 import signal
 import threading
 import time
-import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from importlib import metadata
 from types import TracebackType
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc
 
-from bgparse.errors import InputError, NoSuchPath
+from bgparse.errors import NoSuchPath
 from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
-from bgparse.rules import Position, PositionError
 from bgparse.store.dataset import Dataset, KnownInputs, Transaction
 from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
 from bgparse.store.parts import (
@@ -58,8 +53,19 @@ from bgparse.store.parts import (
     remove_part,
     write_parts,
 )
-from bgparse.store.schema import SCHEMA_VERSION, TABLES
-from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
+from bgparse.store.rows import (
+    START_POSITION_ID,
+    ImportContext,
+    LedgerRows,
+    MatchCounts,
+    PartKey,
+    Rows,
+    Unstorable,
+    canonical_match,
+    match_uid,
+)
+from bgparse.store.schema import TABLES
+from bgparse.verified import VerifiedMatch
 
 __all__ = [
     "START_POSITION_ID",
@@ -84,9 +90,6 @@ __all__ = [
     "write_unit",
 ]
 
-#: GNU Position ID of the standard starting position (either side on roll).
-START_POSITION_ID = "4HPwATDgc/ABMA"
-_ROLL_KINDS = frozenset({"play", "dance", "hidden"})
 _QUARANTINE_EXAMPLES = 200
 
 #: bytes and path in, verified matches out; raises SyntaxRecordError for an unreadable file.
@@ -122,73 +125,7 @@ def _finding_key(f: Finding) -> tuple[str, int, int, str]:
     return (f.code, f.line, f.column, f.message)
 
 
-# --- match identity ------------------------------------------------------------------------
-
-
-def _norm_name(name: str) -> str:
-    return " ".join(unicodedata.normalize("NFC", name).split())
-
-
-#: A roll as stored: the higher die first ("31"), whatever order the record wrote.
-_ROLL_TEXT: Final[dict[tuple[int, int], str]] = {
-    (a, b): f"{max(a, b)}{min(a, b)}" for a in range(8) for b in range(8)
-}
-
-
-def _roll_text(dice: tuple[int, int] | None) -> str | None:
-    if dice is None:
-        return None
-    return _ROLL_TEXT.get(dice) or f"{max(dice)}{min(dice)}"
-
-
-def canonical_match(vm: VerifiedMatch) -> str:
-    """The content that identifies a match, whatever file or format it came from: players,
-    length, and per game its starting position, every roll, play and cube action, and who won
-    how much. Paths, dates, comments and dice order are left out, so the same match exported as
-    `.mat`, `.sgf` and `.xg` gets the same identity. A play counts by the board it leaves (the
-    next turn's Position ID, the game's final one): producers write the same play by different
-    paths (GNU's SGF `7/3 3/2` where XG and its `.mat` have `7/6 6/2`)."""
-    lines = [
-        "bgparse-match/2",
-        f"players\t{_norm_name(vm.players[0])}\t{_norm_name(vm.players[1])}",
-        f"length\t{vm.length}",
-    ]
-    for g in vm.games:
-        # The first position tells a game set up mid-way from one played from the start.
-        lines.append(f"game\t{g.turns[0].position_id if g.turns else ''}")
-        for t in g.turns:
-            lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.position_id}")
-        lines.append(f"result\t{_final_board(g)}\t{g.winner}\t{g.points}")
-    return "\n".join(lines) + "\n"
-
-
-def _final_board(g: VerifiedGame) -> str:
-    """The board a game ends on, whichever side it is seen from: after a roll not played
-    (a resignation) the replay's view of it depends on where the record writes the result."""
-    try:
-        final = Position.from_position_id(g.final_position_id)
-    except (PositionError, ValueError):
-        return g.final_position_id
-    return min(final.position_id(), final.swap().position_id())
-
-
-def match_uid(vm: VerifiedMatch) -> tuple[bytes, str]:
-    """(16-byte match_uid, SHA-256 hex of the canonical content)."""
-    digest = hashlib.sha256(canonical_match(vm).encode("utf-8")).digest()
-    return digest[:16], digest.hex()
-
-
-# --- rows ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ImportContext:
-    """What every row of one import shares."""
-
-    import_id: str
-    imported_at: datetime
-    bgparse_version: str
-    source: str | None = None  # partition label; None: each match's producer (dialect)
+# --- the per-file work ---------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,18 +133,6 @@ class FileTask:
     path: str
     data: bytes
     sha256: str
-
-
-@dataclass(frozen=True, slots=True)
-class MatchCounts:
-    uid: bytes
-    games: int
-    turns: int
-    cube_actions: int
-    findings: int = 0
-    errors: int = 0
-    warnings: int = 0
-    repeat: bool = False  # an earlier file of the same unit (or this file) has it: no rows
 
 
 @dataclass(slots=True)
@@ -250,442 +175,10 @@ class UnitParts:
     parts: tuple[Part, ...]
 
 
-def _label(text: str | None) -> str:
-    s = re.sub(r"[^a-z0-9_.-]+", "_", (text or "").strip().lower()).strip("_.")
-    return s[:40] or "unknown"
-
-
-_DATE = re.compile(r"(\d{4})[-./](\d{1,2})[-./](\d{1,2})")
-
-
-def _match_date(text: str | None) -> tuple[date | None, int | None]:
-    """(date, year) of a record's date text; None for what it does not say plausibly."""
-    t = (text or "").strip()
-    year = int(t[:4]) if re.match(r"\d{4}", t) else None
-    if year is None or not 1900 <= year <= 2100:
-        return None, None
-    m = _DATE.match(t)
-    try:
-        return (date(int(m[1]), int(m[2]), int(m[3])) if m else None), year
-    except ValueError:  # 2021-02-30
-        return None, year
-
-
-def _rule(vm: VerifiedMatch, key: str, fallback: Any) -> Any:
-    value = vm.rules.get(key)
-    return fallback if value is None else value
-
-
-#: Where a table's rows go: (table, source, year); source and year are None for the ledger.
-PartKey = tuple[str, str | None, int | None]
-
-
-def _to_batch(table: str, rows: list[tuple[Any, ...]]) -> pa.RecordBatch:
-    """Row tuples in the order of the table's columns as one record batch (built column by
-    column: far faster than from a list of dicts)."""
-    schema = TABLES[table]
-    if not rows:
-        # A table opened for a match that has no rows in it (a game with no turns).
-        return pa.RecordBatch.from_pylist([], schema=schema)
-    columns = zip(*rows, strict=True)
-    arrays = []
-    for values, f in zip(columns, schema, strict=True):
-        try:
-            arrays.append(pa.array(values, type=f.type))
-        except (pa.ArrowInvalid, OverflowError) as exc:
-            # Only a hostile record gets here (a cube doubled past 2^31, say).
-            raise Unstorable(
-                f"a value of {table}.{f.name} does not fit its column ({exc})"
-            ) from None
-    return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-
-class Unstorable(InputError, ValueError):
-    """A verified match with a value the dataset's columns cannot hold: its file is
-    quarantined with this reason."""
-
-
-#: Rows of one table and partition held as tuples before they become a record batch: a file
-#: of thousands of matches then keeps its rows as Arrow columns, a fraction of the memory.
-_FLUSH_ROWS = 32_768
-
-
-class _Rows:
-    """Rows of the matches of one file (`task`), or of a unit's files one after another, as
-    tuples in schema order, turned into batches at the end: once per unit, since each Arrow
-    conversion has a cost per column that a small file's few rows do not repay. A large
-    file's rows become batches as they pile up (`flush_full`, between matches)."""
-
-    def __init__(self, ctx: ImportContext, task: FileTask) -> None:
-        self.ctx = ctx
-        self.task = task
-        self.rows: dict[PartKey, list[tuple[Any, ...]]] = {}
-        self.done: dict[PartKey, list[pa.RecordBatch]] = {}
-        # Rows holding a value no column takes: left as tuples for `batches` to refuse.
-        self.stuck: set[PartKey] = set()
-
-    def table(self, name: str, source: str, year: int | None) -> list[tuple[Any, ...]]:
-        return self.rows.setdefault((name, source, year), [])
-
-    def _flushed(self, key: PartKey) -> int:
-        return sum(b.num_rows for b in self.done.get(key, ()))
-
-    def flush_full(self) -> None:
-        for key, rows in self.rows.items():
-            if len(rows) >= _FLUSH_ROWS and key not in self.stuck:
-                try:
-                    batch = _to_batch(key[0], rows)
-                except Unstorable:
-                    self.stuck.add(key)
-                    continue
-                self.done.setdefault(key, []).append(batch)
-                rows.clear()  # in place: the caller may hold this list
-
-    def mark(self) -> dict[PartKey, int]:
-        return {key: self._flushed(key) + len(rows) for key, rows in self.rows.items()}
-
-    def rollback(self, mark: dict[PartKey, int]) -> None:
-        """Drop the rows added since `mark` (a file that failed half way keeps none)."""
-        for key in list(self.rows):
-            if key not in mark:
-                del self.rows[key]
-                self.done.pop(key, None)
-                continue
-            keep, flushed = mark[key], self._flushed(key)
-            if keep >= flushed:
-                del self.rows[key][keep - flushed :]
-                continue
-            self.rows[key].clear()
-            kept: list[pa.RecordBatch] = []
-            for batch in self.done[key]:
-                if keep <= 0:
-                    break
-                kept.append(batch.slice(0, keep) if batch.num_rows > keep else batch)
-                keep -= batch.num_rows
-            self.done[key] = kept
-
-    def batches(self) -> dict[PartKey, pa.RecordBatch]:
-        out = {}
-        for key, rows in self.rows.items():
-            parts = self.done.get(key, [])
-            if rows or not parts:
-                parts = [*parts, _to_batch(key[0], rows)]
-            out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
-        return out
-
-    def add_file_finding(self, f: Finding, source: str) -> None:
-        self._finding(f, None, None, source, None)
-
-    def _finding(
-        self,
-        f: Finding,
-        uid: bytes | None,
-        index: int | None,
-        source: str,
-        year: int | None,
-        duplicate: bool = False,
-    ) -> None:
-        excerpt = f.source_line.rstrip("\r\n")[:200] if f.source_line is not None else None
-        self.table("findings", source, year).append(
-            (
-                self.task.sha256,
-                self.task.path,
-                uid,
-                index,
-                f.game,
-                f.turn,
-                f.code,
-                str(f.severity),
-                f.message,
-                f.line,
-                f.column,
-                excerpt,
-                self.ctx.import_id,
-                duplicate,
-            )
-        )
-
-    def add_duplicate(self, vm: VerifiedMatch, uid: bytes) -> MatchCounts:
-        """A match already met: no rows of its own, but the input keeps its findings (its
-        score lines, its `Wins` lines are its own, whatever the match identity leaves out)."""
-        source = _label(self.ctx.source or vm.dialect or vm.format)
-        _, year = _match_date(vm.info.event_date)
-        for f in vm.findings:
-            self._finding(f, uid, vm.index, source, year, duplicate=True)
-        sev = [f.severity for f in vm.findings]
-        n_errors, n_warnings = sev.count(Severity.ERROR), sev.count(Severity.WARNING)
-        return MatchCounts(uid, 0, 0, 0, len(sev), n_errors, n_warnings, repeat=True)
-
-    def add_match(self, vm: VerifiedMatch, uid: bytes, content_sha: str) -> MatchCounts:
-        source = _label(self.ctx.source or vm.dialect or vm.format)
-        info = vm.info
-        match_date, year = _match_date(info.event_date)
-        sev = [f.severity for f in vm.findings]
-        n_errors = sev.count(Severity.ERROR)
-        ratings = info.ratings
-        self.table("matches", source, year).append(
-            (
-                uid,
-                content_sha,
-                self.task.sha256,
-                self.task.path,
-                vm.index,
-                vm.format,
-                vm.dialect,
-                self.ctx.import_id,
-                self.ctx.imported_at,
-                self.ctx.bgparse_version,
-                match_date,
-                info.event_date,
-                info.site,
-                info.event,
-                info.round,
-                vm.players[0],
-                vm.players[1],
-                _norm_name(vm.players[0]).casefold(),
-                _norm_name(vm.players[1]).casefold(),
-                ratings[0] if ratings[0] is not None else info.elo1,
-                ratings[1] if ratings[1] is not None else info.elo2,
-                vm.length,
-                _rule(vm, "variant", info.variation),
-                _rule(vm, "crawford", info.crawford),
-                _rule(vm, "jacoby", info.jacoby),
-                _rule(vm, "beaver", info.beaver),
-                _rule(vm, "cube_limit", info.cube_limit),
-                len(vm.games),
-                vm.final_score[0],
-                vm.final_score[1],
-                vm.winner,
-                vm.length == 0 or vm.winner is not None,
-                n_errors == 0,
-                n_errors,
-                sev.count(Severity.WARNING),
-                sev.count(Severity.INFO),
-                json.dumps(vm.rules, sort_keys=True, default=str),
-                json.dumps([list(kv) for kv in vm.tags], ensure_ascii=False),
-            )
-        )
-        turns = cubes = 0
-        for i, g in enumerate(vm.games):
-            # Post-Crawford as the replay judged it (a record may start past its Crawford
-            # game): never derived again here.
-            post = g.post_crawford
-            counters, total_rolls = self._game(vm, i, g, post, uid, source, year)
-            turns += len(g.turns)
-            cubes += self._cube_actions(vm, g, post, uid, source, year, counters, total_rolls)
-        for f in vm.findings:
-            self._finding(f, uid, vm.index, source, year)
-        n_warnings = sev.count(Severity.WARNING)
-        return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors, n_warnings)
-
-    def _game(
-        self,
-        vm: VerifiedMatch,
-        index: int,
-        g: VerifiedGame,
-        post: bool,
-        uid: bytes,
-        source: str,
-        year: int | None,
-    ) -> tuple[list[tuple[int, int]], int]:
-        """The game's row and its turns' rows; returns per action (the mover's turn number,
-        rolls by either side before it) and the game's number of rolls, for its cube actions."""
-        length = vm.length
-        away = (length - g.score_before[0], length - g.score_before[1]) if length else None
-        rolls = [t for t in g.turns if t.kind in _ROLL_KINDS and t.dice is not None]
-        opening: Turn | None = None
-        reply: Turn | None = None
-        if rolls and rolls[0].position_id == START_POSITION_ID:
-            opening = rolls[0]
-            reply = next((t for t in rolls[1:] if t.side != opening.side), None)
-        self.table("games", source, year).append(
-            (
-                uid,
-                g.number,
-                index,
-                length,
-                g.score_before[0],
-                g.score_before[1],
-                g.score_written[0],
-                g.score_written[1],
-                away[0] if away else None,
-                away[1] if away else None,
-                g.crawford,
-                post,
-                opening.side if opening else None,
-                _roll_text(opening.dice) if opening else None,
-                (opening.play or None) if opening and opening.kind == "play" else None,
-                _roll_text(reply.dice) if reply else None,
-                (reply.play or None) if reply and reply.kind == "play" else None,
-                len(g.turns),
-                g.plays,
-                g.dances,
-                g.doubles,
-                g.takes,
-                g.drops,
-                g.beavers,
-                g.cube,
-                g.cube_owner,
-                g.end,
-                g.winner,
-                g.result_type,
-                g.points,
-                g.resign_level,
-                g.jacoby_applied,
-                g.final_position_id,
-                g.final_match_id,
-                g.line,
-            )
-        )
-        moves = [0, 0]
-        rolls_before = 0
-        counters: list[tuple[int, int]] = []
-        rows = self.table("turns", source, year)
-        number = g.number
-        for t in g.turns:
-            # One unpacking instead of some thirty attribute look-ups (this runs per action).
-            (
-                _game,
-                ply,
-                side,
-                kind,
-                line,
-                column,
-                position_id,
-                match_id,
-                dice,
-                steps,
-                play,
-                written,
-                hits,
-                pips,
-                cube_value,
-                cube_owner,
-                legal,
-                n_legal,
-                score,
-                away_t,
-                crawford,
-                race,
-            ) = t
-            rolled = dice is not None and kind in _ROLL_KINDS
-            move_no = moves[side] + 1
-            counters.append((move_no, rolls_before))
-            rows.append(
-                (
-                    uid,
-                    number,
-                    ply,
-                    side,
-                    kind,
-                    move_no,
-                    rolls_before,
-                    position_id or None,
-                    match_id or None,
-                    dice[0] if dice else None,
-                    dice[1] if dice else None,
-                    _roll_text(dice),
-                    (dice[0] == dice[1]) if dice else None,
-                    play or None,
-                    written or None,
-                    list(steps) if kind == "play" else None,
-                    hits,
-                    pips[0],
-                    pips[1],
-                    race,
-                    cube_value,
-                    cube_owner,
-                    score[side],
-                    score[1 - side],
-                    away_t[0] if away_t else None,
-                    away_t[1] if away_t else None,
-                    crawford,
-                    legal,
-                    n_legal,
-                    line,
-                    column,
-                )
-            )
-            if rolled:
-                moves[side] += 1
-                rolls_before += 1
-        return counters, rolls_before
-
-    def _cube_actions(
-        self,
-        vm: VerifiedMatch,
-        g: VerifiedGame,
-        post: bool,
-        uid: bytes,
-        source: str,
-        year: int | None,
-        counters: list[tuple[int, int]],
-        total_rolls: int,
-    ) -> int:
-        """The game's cube actions' rows; `counters` per action (the mover's turn number, rolls
-        before it) and `total_rolls` as `_game` counted them."""
-        # Per cube action: does each side double again later in the game (a recube)? Only a
-        # double counts: a beaver or raccoon answers the offer at once, it is no recube.
-        doubles_later: list[tuple[bool, bool]] = []
-        seen = [False, False]
-        for ca in reversed(g.cube_actions):
-            doubles_later.append((seen[0], seen[1]))
-            if ca.offer == "double":
-                seen[ca.doubler] = True
-        doubles_later.reverse()
-        for i, ca in enumerate(g.cube_actions):
-            doubler, taker = ca.doubler, 1 - ca.doubler
-            turn = g.turns[ca.turn] if 0 <= ca.turn < len(g.turns) else None
-            before = counters[ca.turn][1] if turn else 0
-            owner_before = turn.cube_owner if turn else (-1 if ca.cube_before == 1 else doubler)
-            self.table("cube_actions", source, year).append(
-                (
-                    uid,
-                    g.number,
-                    ca.turn,
-                    doubler,
-                    taker,
-                    counters[ca.turn][0] if turn else 0,
-                    before,
-                    i == 0,
-                    ca.cube_before,
-                    ca.cube_before * 2,
-                    ca.cube_after,
-                    ca.offer == "double" and owner_before == doubler,
-                    ca.offer,
-                    ca.response,
-                    ca.position_id or None,
-                    ca.match_id or None,
-                    ca.pips[0],
-                    ca.pips[1],
-                    ca.pips[1] - ca.pips[0],
-                    ca.race,
-                    vm.length,
-                    ca.score[doubler],
-                    ca.score[taker],
-                    ca.away[0] if ca.away else None,
-                    ca.away[1] if ca.away else None,
-                    ca.crawford,
-                    post,
-                    g.winner,
-                    None if g.winner is None else g.winner == doubler,
-                    ca.doubler_result,
-                    g.end,
-                    g.result_type,
-                    g.cube,
-                    doubles_later[i][taker],
-                    total_rolls - before,
-                    ca.line,
-                    ca.column,
-                )
-            )
-        return len(g.cube_actions)
-
-
 def process_file(task: FileTask, ctx: ImportContext, verify: Verify = verify_file) -> FileResult:
     """One input's bytes to rows. Never raises: a file that cannot be read, holds no match, or
     trips an internal error comes back quarantined with the reason."""
-    rows = _Rows(ctx, task)
+    rows = Rows(ctx)
     res = _process(task, ctx, verify, set(), rows)
     try:
         res.tables = rows.batches()
@@ -695,12 +188,12 @@ def process_file(task: FileTask, ctx: ImportContext, verify: Verify = verify_fil
 
 
 def _process(
-    task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes], rows: _Rows
+    task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes], rows: Rows
 ) -> FileResult:
     """Add one file's rows to `rows`; the result has no tables (the caller makes them).
     `seen`: matches of the unit so far; a match met again gets no rows (input order decides
     which copy is kept, not the schedule)."""
-    rows.task = task
+    rows.start_file(task.path, task.sha256)
     mark = rows.mark()
     added: set[bytes] = set()
     try:
@@ -720,7 +213,7 @@ def _process(
     except SyntaxRecordError as exc:
         f = exc.finding
         rows.rollback(mark)
-        rows.add_file_finding(f, _label(ctx.source))
+        rows.add_file_finding(f)
         errors = int(f.severity is Severity.ERROR)
         reason = f"{f.code} {f.message}"
         return FileResult(task.path, "quarantined", reason, [], {}, 1, errors)
@@ -794,7 +287,7 @@ def unit_batches(
     """The per-unit work itself, whoever ships its rows: the files' results (no tables) and
     their rows, one batch per table and partition."""
     seen: set[bytes] = set()
-    rows = _Rows(ctx, tasks[0])
+    rows = Rows(ctx)
     files = [_process(task, ctx, verify, seen, rows) for task in tasks]
     try:
         return files, rows.batches()
@@ -811,7 +304,7 @@ def _process_unit_by_file(
     files = []
     parts: dict[PartKey, list[pa.RecordBatch]] = {}
     for task in tasks:
-        rows = _Rows(ctx, task)
+        rows = Rows(ctx)
         res = _process(task, ctx, verify, seen, rows)
         try:
             tables = rows.batches()
@@ -1107,7 +600,7 @@ class _Importer:
         self.summary = summary
         self.on_progress = on_progress
         self.on_input = on_input
-        self.ledger: list[tuple[Any, ...]] = []
+        self.ledger = LedgerRows(ctx)
         # (errors, -input number, outcome): a min-heap of the worst inputs so far.
         self.worst: list[tuple[int, int, InputOutcome]] = []
         #: Workers' parts accepted so far, by table and partition, in input order.
@@ -1157,21 +650,25 @@ class _Importer:
             s.quarantined += 1
             if len(s.quarantine) < _QUARANTINE_EXAMPLES:
                 s.quarantine.append((meta.path, reason or ""))
-        c = self.ctx
-        self.ledger.append(
-            (
-                *(c.import_id, c.imported_at, meta.path, meta.kind, meta.archive_path),
-                *(meta.archive_sha256, meta.size, meta.sha256, status, reason),
-                *(c.bgparse_version, SCHEMA_VERSION, *counts, *findings),
-            )
+        self.ledger.add(
+            meta.path,
+            meta.kind,
+            meta.archive_path,
+            meta.archive_sha256,
+            meta.size,
+            meta.sha256,
+            status,
+            reason,
+            counts,
+            findings,
         )
         if len(self.ledger) >= 4096:
             self.flush_ledger()
 
     def flush_ledger(self) -> None:
-        if self.ledger:
-            self.tx.add("imports", _to_batch("imports", self.ledger))
-            self.ledger = []
+        if len(self.ledger):
+            self.tx.add("imports", self.ledger.batch())
+            self.ledger = LedgerRows(self.ctx)
 
     def finish(self) -> None:
         self.flush_ledger()

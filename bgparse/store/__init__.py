@@ -1,6 +1,7 @@
-"""The Parquet dataset: Arrow schemas (schema), files and archives as input (inputs), and the
-dataset on disk with its manifest, lock and ledger (dataset). It knows Arrow tables, not
-readers: `bgparse.ingest` turns verified matches into rows and hands them over."""
+"""The Parquet dataset: Arrow schemas (schema), the tables' rows from a verified match (rows),
+files and archives as input (inputs), and the dataset on disk with its manifest, lock and
+ledger (dataset). It knows verified matches and Arrow tables, not readers: `bgparse.ingest`
+runs the reading and replay and hands the results over."""
 
 from bgparse.store.dataset import Dataset, DatasetError, DatasetLocked, Manifest
 from bgparse.store.inputs import Limits, iter_inputs

@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 import bgparse.ingest as ingest
+import bgparse.store.rows as store_rows
 from bgparse.ingest import FileTask, ImportContext, process_file, process_unit
 from tests.conftest import SAMPLES
 
@@ -65,7 +66,7 @@ def test_a_stream_of_no_matches_is_quarantined() -> None:
 def test_rows_made_into_batches_early_are_the_same_rows(monkeypatch: pytest.MonkeyPatch) -> None:
     matches = _all_matches()
     whole = process_file(_task("many", b"x"), CTX, lambda d, p: iter(matches))
-    monkeypatch.setattr(ingest, "_FLUSH_ROWS", 3)
+    monkeypatch.setattr(store_rows, "_FLUSH_ROWS", 3)
     flushed = process_file(_task("many", b"x"), CTX, lambda d, p: iter(matches))
     assert whole.status == flushed.status == "ok"
     assert _rows(flushed.tables) == _rows(whole.tables)
@@ -76,7 +77,7 @@ def test_a_file_failing_after_its_rows_became_batches_keeps_none(
 ) -> None:
     """Rollback reaches into the batches made early: of a unit's three files, the one that
     fails half way keeps no rows, the others all of theirs."""
-    monkeypatch.setattr(ingest, "_FLUSH_ROWS", 2)
+    monkeypatch.setattr(store_rows, "_FLUSH_ROWS", 2)
     specs = hand_matches()
     names = list(specs)
 

@@ -1,0 +1,668 @@
+"""The dataset's rows from a verified match: each table's columns filled by name, beside the schema.
+
+A table's rows are held as one list per column (`Columns`), in the order of its schema in
+`bgparse.store.schema`, and every value comes in under its column's name: a row is a dict
+(`Columns.add`), a game's turns a dict of whole columns (`Columns.extend`). A name the schema
+does not have, or a column left out, is refused at once, so a value can never land in its
+neighbour's column. Building by column also spares the transposition that row tuples needed
+before Arrow takes them, and a game's turns become each column in one pass over them.
+
+The match's identity (`match_uid`, `canonical_match`) is here too: it is the key of every row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any, Final
+
+import pyarrow as pa
+
+from bgparse.errors import InputError
+from bgparse.findings import Finding, Severity
+from bgparse.rules import Position, PositionError
+from bgparse.store.schema import SCHEMA_VERSION, TABLES
+from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
+
+__all__ = [
+    "START_POSITION_ID",
+    "Columns",
+    "ImportContext",
+    "LedgerRows",
+    "MatchCounts",
+    "PartKey",
+    "Rows",
+    "Unstorable",
+    "canonical_match",
+    "match_uid",
+    "partition_label",
+]
+
+#: GNU Position ID of the standard starting position (either side on roll).
+START_POSITION_ID = "4HPwATDgc/ABMA"
+_ROLL_KINDS = frozenset({"play", "dance", "hidden"})
+
+#: A game without turns, as `_game` reads its turns' fields.
+_NO_TURNS: Final[dict[str, tuple[Any, ...]]] = dict.fromkeys(Turn._fields, ())
+
+#: Where a table's rows go: (table, source, year); source and year are None for the ledger.
+PartKey = tuple[str, str | None, int | None]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportContext:
+    """What every row of one import shares."""
+
+    import_id: str
+    imported_at: datetime
+    bgparse_version: str
+    source: str | None = None  # partition label; None: each match's producer (dialect)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCounts:
+    uid: bytes
+    games: int
+    turns: int
+    cube_actions: int
+    findings: int = 0
+    errors: int = 0
+    warnings: int = 0
+    repeat: bool = False  # an earlier file of the same unit (or this file) has it: no rows
+
+
+class Unstorable(InputError, ValueError):
+    """A verified match with a value the dataset's columns cannot hold: its file is
+    quarantined with this reason."""
+
+
+# --- match identity ------------------------------------------------------------------------
+
+
+def _norm_name(name: str) -> str:
+    return " ".join(unicodedata.normalize("NFC", name).split())
+
+
+#: A roll as stored: the higher die first ("31"), whatever order the record wrote.
+_ROLL_TEXT: Final[dict[tuple[int, int], str]] = {
+    (a, b): f"{max(a, b)}{min(a, b)}" for a in range(8) for b in range(8)
+}
+
+
+def _roll_text(dice: tuple[int, int] | None) -> str | None:
+    if dice is None:
+        return None
+    return _ROLL_TEXT.get(dice) or f"{max(dice)}{min(dice)}"
+
+
+def canonical_match(vm: VerifiedMatch) -> str:
+    """The content that identifies a match, whatever file or format it came from: players,
+    length, and per game its starting position, every roll, play and cube action, and who won
+    how much. Paths, dates, comments and dice order are left out, so the same match exported as
+    `.mat`, `.sgf` and `.xg` gets the same identity. A play counts by the board it leaves (the
+    next turn's Position ID, the game's final one): producers write the same play by different
+    paths (GNU's SGF `7/3 3/2` where XG and its `.mat` have `7/6 6/2`)."""
+    lines = [
+        "bgparse-match/2",
+        f"players\t{_norm_name(vm.players[0])}\t{_norm_name(vm.players[1])}",
+        f"length\t{vm.length}",
+    ]
+    for g in vm.games:
+        # The first position tells a game set up mid-way from one played from the start.
+        lines.append(f"game\t{g.turns[0].position_id if g.turns else ''}")
+        for t in g.turns:
+            lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.position_id}")
+        lines.append(f"result\t{_final_board(g)}\t{g.winner}\t{g.points}")
+    return "\n".join(lines) + "\n"
+
+
+def _final_board(g: VerifiedGame) -> str:
+    """The board a game ends on, whichever side it is seen from: after a roll not played
+    (a resignation) the replay's view of it depends on where the record writes the result."""
+    try:
+        final = Position.from_position_id(g.final_position_id)
+    except (PositionError, ValueError):
+        return g.final_position_id
+    return min(final.position_id(), final.swap().position_id())
+
+
+def match_uid(vm: VerifiedMatch) -> tuple[bytes, str]:
+    """(16-byte match_uid, SHA-256 hex of the canonical content)."""
+    digest = hashlib.sha256(canonical_match(vm).encode("utf-8")).digest()
+    return digest[:16], digest.hex()
+
+
+# --- partitions and header facts -----------------------------------------------------------
+
+
+def partition_label(text: str | None) -> str:
+    """The `source` partition's folder name for a label or a producer's name."""
+    s = re.sub(r"[^a-z0-9_.-]+", "_", (text or "").strip().lower()).strip("_.")
+    return s[:40] or "unknown"
+
+
+_DATE = re.compile(r"(\d{4})[-./](\d{1,2})[-./](\d{1,2})")
+
+
+def _match_date(text: str | None) -> tuple[date | None, int | None]:
+    """(date, year) of a record's date text; None for what it does not say plausibly."""
+    t = (text or "").strip()
+    year = int(t[:4]) if re.match(r"\d{4}", t) else None
+    if year is None or not 1900 <= year <= 2100:
+        return None, None
+    m = _DATE.match(t)
+    try:
+        return (date(int(m[1]), int(m[2]), int(m[3])) if m else None), year
+    except ValueError:  # 2021-02-30
+        return None, year
+
+
+def _rule(vm: VerifiedMatch, key: str, fallback: Any) -> Any:
+    value = vm.rules.get(key)
+    return fallback if value is None else value
+
+
+# --- one table's columns -------------------------------------------------------------------
+
+
+class Columns:
+    """One table's rows as a list per column, in its schema's order. Values come in by column
+    name; a row or a set of columns that names other columns than the schema's is refused."""
+
+    __slots__ = ("lists", "names", "nameset", "table")
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self.names: tuple[str, ...] = tuple(TABLES[table].names)
+        self.nameset = frozenset(self.names)
+        self.lists: list[list[Any]] = [[] for _ in self.names]
+
+    def __len__(self) -> int:
+        return len(self.lists[0])
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """One row, as {column name: value}."""
+        if len(row) != len(self.names):
+            raise self._mismatch(row)
+        try:
+            for name, values in zip(self.names, self.lists, strict=True):
+                values.append(row[name])
+        except KeyError:
+            self.truncate(min(len(values) for values in self.lists))  # none of the row
+            raise self._mismatch(row) from None
+
+    def extend(self, columns: Mapping[str, Sequence[Any]]) -> None:
+        """Several rows at once, as {column name: its values}, every column as long."""
+        if columns.keys() != self.nameset:
+            raise self._mismatch(columns)
+        if len({len(v) for v in columns.values()}) > 1:
+            sizes = {name: len(v) for name, v in columns.items()}
+            raise ValueError(f"{self.table}: columns of different lengths {sizes}")
+        for name, values in zip(self.names, self.lists, strict=True):
+            values.extend(columns[name])
+
+    def _mismatch(self, given: Mapping[str, Any]) -> ValueError:
+        missing = [n for n in self.names if n not in given]
+        unknown = [n for n in given if n not in self.names]
+        return ValueError(f"{self.table}: columns missing {missing}, not in the schema {unknown}")
+
+    def truncate(self, rows: int) -> None:
+        for values in self.lists:
+            del values[rows:]
+
+    def batch(self) -> pa.RecordBatch:
+        """The rows as one record batch of the table's schema."""
+        schema = TABLES[self.table]
+        arrays = []
+        for values, f in zip(self.lists, schema, strict=True):
+            try:
+                arrays.append(pa.array(values, type=f.type))
+            except (pa.ArrowInvalid, OverflowError) as exc:
+                # Only a hostile record gets here (a cube doubled past 2^31, say).
+                raise Unstorable(
+                    f"a value of {self.table}.{f.name} does not fit its column ({exc})"
+                ) from None
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+class LedgerRows:
+    """Rows of the `imports` ledger: one per input, with what became of it."""
+
+    __slots__ = ("columns", "ctx")
+
+    def __init__(self, ctx: ImportContext) -> None:
+        self.ctx = ctx
+        self.columns = Columns("imports")
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    def add(
+        self,
+        path: str,
+        kind: str,
+        archive_path: str | None,
+        archive_sha256: str | None,
+        size: int | None,
+        sha256: str | None,
+        status: str,
+        reason: str | None,
+        counts: tuple[int, int, int, int, int],
+        findings: tuple[int, int],
+    ) -> None:
+        """`counts` are (matches, duplicate matches, games, turns, cube offers), `findings`
+        (findings, errors)."""
+        ctx = self.ctx
+        self.columns.add(
+            {
+                "import_id": ctx.import_id,
+                "imported_at": ctx.imported_at,
+                "path": path,
+                "kind": kind,
+                "archive_path": archive_path,
+                "archive_sha256": archive_sha256,
+                "size_bytes": size,
+                "sha256": sha256,
+                "status": status,
+                "reason": reason,
+                "bgparse_version": ctx.bgparse_version,
+                "schema_version": SCHEMA_VERSION,
+                "n_matches": counts[0],
+                "n_duplicate_matches": counts[1],
+                "n_games": counts[2],
+                "n_turns": counts[3],
+                "n_cube_actions": counts[4],
+                "n_findings": findings[0],
+                "n_errors": findings[1],
+            }
+        )
+
+    def batch(self) -> pa.RecordBatch:
+        return self.columns.batch()
+
+
+# --- the rows of a unit's matches ----------------------------------------------------------
+
+#: Rows of one table and partition held as lists before they become a record batch: a file
+#: of thousands of matches then keeps its rows as Arrow columns, a fraction of the memory.
+_FLUSH_ROWS = 32_768
+
+
+class Rows:
+    """Rows of the matches of one file, or of a unit's files one after another (`start_file`
+    before each), by table and partition, turned into batches at the end: once per unit,
+    since each Arrow conversion has a cost per column that a small file's few rows do not
+    repay. A large file's rows become batches as they pile up (`flush_full`, between
+    matches)."""
+
+    def __init__(self, ctx: ImportContext) -> None:
+        self.ctx = ctx
+        self.file_sha256 = ""
+        self.source_path = ""
+        self.columns: dict[PartKey, Columns] = {}
+        self.done: dict[PartKey, list[pa.RecordBatch]] = {}
+        # Rows holding a value no column takes: left as lists for `batches` to refuse.
+        self.stuck: set[PartKey] = set()
+
+    def start_file(self, path: str, sha256: str) -> None:
+        """The file whose matches come next."""
+        self.source_path = path
+        self.file_sha256 = sha256
+
+    def table(self, name: str, source: str, year: int | None) -> Columns:
+        key = (name, source, year)
+        cols = self.columns.get(key)
+        if cols is None:
+            cols = self.columns[key] = Columns(name)
+        return cols
+
+    def _flushed(self, key: PartKey) -> int:
+        return sum(b.num_rows for b in self.done.get(key, ()))
+
+    def flush_full(self) -> None:
+        for key, cols in self.columns.items():
+            if len(cols) >= _FLUSH_ROWS and key not in self.stuck:
+                try:
+                    batch = cols.batch()
+                except Unstorable:
+                    self.stuck.add(key)
+                    continue
+                self.done.setdefault(key, []).append(batch)
+                cols.truncate(0)
+
+    def mark(self) -> dict[PartKey, int]:
+        return {key: self._flushed(key) + len(cols) for key, cols in self.columns.items()}
+
+    def rollback(self, mark: dict[PartKey, int]) -> None:
+        """Drop the rows added since `mark` (a file that failed half way keeps none)."""
+        for key in list(self.columns):
+            if key not in mark:
+                del self.columns[key]
+                self.done.pop(key, None)
+                continue
+            keep, flushed = mark[key], self._flushed(key)
+            if keep >= flushed:
+                self.columns[key].truncate(keep - flushed)
+                continue
+            self.columns[key].truncate(0)
+            kept: list[pa.RecordBatch] = []
+            for batch in self.done[key]:
+                if keep <= 0:
+                    break
+                kept.append(batch.slice(0, keep) if batch.num_rows > keep else batch)
+                keep -= batch.num_rows
+            self.done[key] = kept
+
+    def batches(self) -> dict[PartKey, pa.RecordBatch]:
+        """Every table and partition's rows as one batch; raises Unstorable where a value does
+        not fit its column."""
+        out = {}
+        for key, cols in self.columns.items():
+            parts = self.done.get(key, [])
+            if len(cols) or not parts:
+                # A table opened for a match with no rows in it (a game with no turns) gives
+                # an empty batch.
+                parts = [*parts, cols.batch()]
+            out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
+        return out
+
+    def add_file_finding(self, f: Finding) -> None:
+        """A finding about the file as a whole (one that could not be read)."""
+        self._finding(f, None, None, partition_label(self.ctx.source), None)
+
+    def _finding(
+        self,
+        f: Finding,
+        uid: bytes | None,
+        index: int | None,
+        source: str,
+        year: int | None,
+        duplicate: bool = False,
+    ) -> None:
+        excerpt = f.source_line.rstrip("\r\n")[:200] if f.source_line is not None else None
+        self.table("findings", source, year).add(
+            {
+                "file_sha256": self.file_sha256,
+                "source_path": self.source_path,
+                "match_uid": uid,
+                "match_index": index,
+                "game_no": f.game,
+                "turn": f.turn,
+                "code": f.code,
+                "severity": str(f.severity),
+                "message": f.message,
+                "line": f.line,
+                "column": f.column,
+                "excerpt": excerpt,
+                "import_id": self.ctx.import_id,
+                "in_duplicate": duplicate,
+            }
+        )
+
+    def add_duplicate(self, vm: VerifiedMatch, uid: bytes) -> MatchCounts:
+        """A match already met: no rows of its own, but the input keeps its findings (its
+        score lines, its `Wins` lines are its own, whatever the match identity leaves out)."""
+        source = partition_label(self.ctx.source or vm.dialect or vm.format)
+        _, year = _match_date(vm.info.event_date)
+        for f in vm.findings:
+            self._finding(f, uid, vm.index, source, year, duplicate=True)
+        sev = [f.severity for f in vm.findings]
+        n_errors, n_warnings = sev.count(Severity.ERROR), sev.count(Severity.WARNING)
+        return MatchCounts(uid, 0, 0, 0, len(sev), n_errors, n_warnings, repeat=True)
+
+    def add_match(self, vm: VerifiedMatch, uid: bytes, content_sha: str) -> MatchCounts:
+        """Every row of a match: its own, its games', their turns' and cube actions', and its
+        findings'."""
+        ctx = self.ctx
+        source = partition_label(ctx.source or vm.dialect or vm.format)
+        info = vm.info
+        match_date, year = _match_date(info.event_date)
+        sev = [f.severity for f in vm.findings]
+        n_errors = sev.count(Severity.ERROR)
+        n_warnings = sev.count(Severity.WARNING)
+        ratings = info.ratings
+        self.table("matches", source, year).add(
+            {
+                "match_uid": uid,
+                "content_sha256": content_sha,
+                "file_sha256": self.file_sha256,
+                "source_path": self.source_path,
+                "match_index": vm.index,
+                "format": vm.format,
+                "dialect": vm.dialect,
+                "import_id": ctx.import_id,
+                "imported_at": ctx.imported_at,
+                "bgparse_version": ctx.bgparse_version,
+                "match_date": match_date,
+                "event_date": info.event_date,
+                "site": info.site,
+                "event": info.event,
+                "round": info.round,
+                "player0": vm.players[0],
+                "player1": vm.players[1],
+                "player0_key": _norm_name(vm.players[0]).casefold(),
+                "player1_key": _norm_name(vm.players[1]).casefold(),
+                "rating0": ratings[0] if ratings[0] is not None else info.elo1,
+                "rating1": ratings[1] if ratings[1] is not None else info.elo2,
+                "match_length": vm.length,
+                "variant": _rule(vm, "variant", info.variation),
+                "crawford": _rule(vm, "crawford", info.crawford),
+                "jacoby": _rule(vm, "jacoby", info.jacoby),
+                "beaver": _rule(vm, "beaver", info.beaver),
+                "cube_limit": _rule(vm, "cube_limit", info.cube_limit),
+                "n_games": len(vm.games),
+                "final_score0": vm.final_score[0],
+                "final_score1": vm.final_score[1],
+                "winner": vm.winner,
+                "is_complete": vm.length == 0 or vm.winner is not None,
+                "is_valid": n_errors == 0,
+                "n_errors": n_errors,
+                "n_warnings": n_warnings,
+                "n_infos": sev.count(Severity.INFO),
+                "rules_json": json.dumps(vm.rules, sort_keys=True, default=str),
+                "tags_json": json.dumps([list(kv) for kv in vm.tags], ensure_ascii=False),
+            }
+        )
+        turns = cubes = 0
+        for i, g in enumerate(vm.games):
+            counters = self._game(vm, i, g, uid, source, year)
+            turns += len(g.turns)
+            cubes += self._cube_actions(vm, g, uid, source, year, *counters)
+        for f in vm.findings:
+            self._finding(f, uid, vm.index, source, year)
+        return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors, n_warnings)
+
+    def _game(
+        self,
+        vm: VerifiedMatch,
+        index: int,
+        g: VerifiedGame,
+        uid: bytes,
+        source: str,
+        year: int | None,
+    ) -> tuple[list[int], list[int], int]:
+        """The game's row and its turns' rows; returns per action the mover's turn number and
+        the rolls by either side before it, and the game's number of rolls, for its cube
+        actions."""
+        length = vm.length
+        away = (length - g.score_before[0], length - g.score_before[1]) if length else None
+        turns = g.turns
+        rolls = [t for t in turns if t.kind in _ROLL_KINDS and t.dice is not None]
+        opening: Turn | None = None
+        reply: Turn | None = None
+        if rolls and rolls[0].position_id == START_POSITION_ID:
+            opening = rolls[0]
+            reply = next((t for t in rolls[1:] if t.side != opening.side), None)
+        self.table("games", source, year).add(
+            {
+                "match_uid": uid,
+                "game_no": g.number,
+                "game_index": index,
+                "match_length": length,
+                "score0_before": g.score_before[0],
+                "score1_before": g.score_before[1],
+                "score0_written": g.score_written[0],
+                "score1_written": g.score_written[1],
+                "away0": away[0] if away else None,
+                "away1": away[1] if away else None,
+                "is_crawford": g.crawford,
+                # As the replay judged it (a record may start past its Crawford game): never
+                # derived again here.
+                "is_post_crawford": g.post_crawford,
+                "opening_side": opening.side if opening else None,
+                "opening_roll": _roll_text(opening.dice) if opening else None,
+                "opening_play": (opening.play or None)
+                if opening and opening.kind == "play"
+                else None,
+                "reply_roll": _roll_text(reply.dice) if reply else None,
+                "reply_play": (reply.play or None) if reply and reply.kind == "play" else None,
+                "n_turns": len(turns),
+                "n_plays": g.plays,
+                "n_dances": g.dances,
+                "n_doubles": g.doubles,
+                "n_takes": g.takes,
+                "n_drops": g.drops,
+                "n_beavers": g.beavers,
+                "final_cube": g.cube,
+                "final_cube_owner": g.cube_owner,
+                "end": g.end,
+                "winner": g.winner,
+                "result_type": g.result_type,
+                "points": g.points,
+                "resign_level": g.resign_level,
+                "jacoby_applied": g.jacoby_applied,
+                "final_position_id": g.final_position_id,
+                "final_match_id": g.final_match_id,
+                "line": g.line,
+            }
+        )
+        # Every column of the turns is one pass over a field of theirs, transposed at once
+        # (by field name: `Turn` is a named tuple).
+        n = len(turns)
+        f = dict(zip(Turn._fields, zip(*turns, strict=True), strict=True)) if n else _NO_TURNS
+        side, kind, dice = f["side"], f["kind"], f["dice"]
+        move_no: list[int] = []
+        rolls_before: list[int] = []
+        moves = [0, 0]
+        before = 0
+        for s, k, d in zip(side, kind, dice, strict=True):
+            move_no.append(moves[s] + 1)
+            rolls_before.append(before)
+            if d is not None and k in _ROLL_KINDS:
+                moves[s] += 1
+                before += 1
+        texts = _ROLL_TEXT
+        self.table("turns", source, year).extend(
+            {
+                "match_uid": [uid] * n,
+                "game_no": [g.number] * n,
+                "ply": f["ply"],
+                "side": side,
+                "kind": kind,
+                "move_no": move_no,
+                "rolls_before": rolls_before,
+                "position_id": [p or None for p in f["position_id"]],
+                "match_id": [m or None for m in f["match_id"]],
+                "die1": [d[0] if d else None for d in dice],
+                "die2": [d[1] if d else None for d in dice],
+                "roll": [texts[d] if d in texts else _roll_text(d) for d in dice],
+                "is_doublet": [(d[0] == d[1]) if d else None for d in dice],
+                "play": [p or None for p in f["play"]],
+                "written": [w or None for w in f["written"]],
+                "steps": [
+                    list(st) if k == "play" else None
+                    for k, st in zip(kind, f["steps"], strict=True)
+                ],
+                "hits": f["hits"],
+                "pips_mover": [p[0] for p in f["pips"]],
+                "pips_opponent": [p[1] for p in f["pips"]],
+                "is_race": f["race"],
+                "cube_value": f["cube_value"],
+                "cube_owner": f["cube_owner"],
+                "score_mover": [sc[s] for sc, s in zip(f["score"], side, strict=True)],
+                "score_opponent": [sc[1 - s] for sc, s in zip(f["score"], side, strict=True)],
+                "away_mover": [a[0] if a else None for a in f["away"]],
+                "away_opponent": [a[1] if a else None for a in f["away"]],
+                "is_crawford": f["crawford"],
+                "legal": f["legal"],
+                "n_legal": f["n_legal"],
+                "line": f["line"],
+                "column": f["column"],
+            }
+        )
+        return move_no, rolls_before, before
+
+    def _cube_actions(
+        self,
+        vm: VerifiedMatch,
+        g: VerifiedGame,
+        uid: bytes,
+        source: str,
+        year: int | None,
+        move_no: list[int],
+        rolls_before: list[int],
+        total_rolls: int,
+    ) -> int:
+        """The game's cube actions' rows; `move_no` and `rolls_before` per action and
+        `total_rolls` as `_game` counted them."""
+        # Per cube action: does each side double again later in the game (a recube)? Only a
+        # double counts: a beaver or raccoon answers the offer at once, it is no recube.
+        doubles_later: list[tuple[bool, bool]] = []
+        seen = [False, False]
+        for ca in reversed(g.cube_actions):
+            doubles_later.append((seen[0], seen[1]))
+            if ca.offer == "double":
+                seen[ca.doubler] = True
+        doubles_later.reverse()
+        for i, ca in enumerate(g.cube_actions):
+            doubler, taker = ca.doubler, 1 - ca.doubler
+            turn = g.turns[ca.turn] if 0 <= ca.turn < len(g.turns) else None
+            before = rolls_before[ca.turn] if turn else 0
+            owner_before = turn.cube_owner if turn else (-1 if ca.cube_before == 1 else doubler)
+            self.table("cube_actions", source, year).add(
+                {
+                    "match_uid": uid,
+                    "game_no": g.number,
+                    "ply": ca.turn,
+                    "doubler": doubler,
+                    "taker": taker,
+                    "move_no": move_no[ca.turn] if turn else 0,
+                    "rolls_before": before,
+                    "is_first_double": i == 0,
+                    "cube_before": ca.cube_before,
+                    "cube_offered": ca.cube_before * 2,
+                    "cube_after": ca.cube_after,
+                    "is_redouble": ca.offer == "double" and owner_before == doubler,
+                    "offer": ca.offer,
+                    "response": ca.response,
+                    "position_id": ca.position_id or None,
+                    "match_id": ca.match_id or None,
+                    "pips_doubler": ca.pips[0],
+                    "pips_taker": ca.pips[1],
+                    "pip_diff": ca.pips[1] - ca.pips[0],
+                    "is_race": ca.race,
+                    "match_length": vm.length,
+                    "score_doubler": ca.score[doubler],
+                    "score_taker": ca.score[taker],
+                    "away_doubler": ca.away[0] if ca.away else None,
+                    "away_taker": ca.away[1] if ca.away else None,
+                    "is_crawford": ca.crawford,
+                    "is_post_crawford": g.post_crawford,
+                    "game_winner": g.winner,
+                    "doubler_won": None if g.winner is None else g.winner == doubler,
+                    "doubler_result": ca.doubler_result,
+                    "game_end": g.end,
+                    "result_type": g.result_type,
+                    "final_cube": g.cube,
+                    "taker_recubed": doubles_later[i][taker],
+                    "rolls_after": total_rolls - before,
+                    "line": ca.line,
+                    "column": ca.column,
+                }
+            )
+        return len(g.cube_actions)
