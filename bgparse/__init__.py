@@ -15,6 +15,7 @@ if _compiled.pure_requested():  # before any module that may have a compiled bui
     _compiled.use_sources()
 
 if TYPE_CHECKING:
+    from bgparse.errors import BgparseError
     from bgparse.events import MatchRecord
     from bgparse.findings import Finding, RecordError, Severity
     from bgparse.readers import iter_records, read_path
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "BgparseError",
     "Finding",
     "MatchRecord",
     "Position",
@@ -40,6 +42,7 @@ __all__ = [
 
 #: Where each public name lives.
 _HOMES = {
+    "BgparseError": "bgparse.errors",
     "MatchRecord": "bgparse.events",
     "Finding": "bgparse.findings",
     "RecordError": "bgparse.findings",
