@@ -338,11 +338,14 @@ class ImportOptions:
 
     def unit_limits(self) -> tuple[int, int]:
         """(files, bytes) of a unit. Where workers write their own parts, every unit adds a
-        file per table and partition it touches, so units are larger (4 MiB: a few seconds
-        of a worker's time, a few hundred MB of its memory); rows sent to this process are
-        merged by it whatever the unit's size, and small units keep the pool's memory low."""
+        file per table and partition it touches (merged again at the end), so units are
+        larger; but not so large that a few units are all the work: the last units then run
+        on some workers while the others wait (4 MiB units, 3 of them for 1,500 files on 2
+        workers, took twice the time of 1 MiB units; docs/SCALE.md). Rows sent to this
+        process are merged by it whatever the unit's size, and small units keep the pool's
+        memory low."""
         parts = self.executor == "dask" if self.worker_parts is None else self.worker_parts
-        files, size = (512, 4 * 1024 * 1024) if parts else (64, 1024 * 1024)
+        files, size = (128, 1024 * 1024) if parts else (64, 1024 * 1024)
         return self.chunk_files or files, self.chunk_bytes or size
 
 
