@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any, NamedTuple, cast
@@ -81,7 +81,6 @@ _SCORE = re.compile(
 )
 _SCORE_ONE = re.compile(rf"^(?P<left>{_NAME}):[ \t]*+(?P<ls>-?\d)")
 _ROW_START = re.compile(r"^\d+\)")
-_ROWNO_LEAD = re.compile(r"[ \t\f\v]*\d+\)")
 #: A row number where a line may have one: at its start or after a blank (not a `(2)` count).
 _ROW_NUMBER = re.compile(r"(?:^|(?<=[ \t\f\v]))(\d+)\)")
 _RATING = re.compile(r"^(?P<name>.*?),[ \t]*(?P<rating>\d+(?:[.,]\d+)?)$")
@@ -157,6 +156,47 @@ def _cell_regex() -> re.Pattern[str]:
         for name in _CELL_TYPES
     )
     return re.compile("|".join(alternatives))
+
+
+#: Group numbers of `_cell_regex()` and `_cell_matcher()` (the same in both): which cell matched
+#: is `match.lastindex`, an int compare where `lastgroup` is a name looked up per cell.
+_ROLL_GROUP = 1 + _CELL_TYPES.index("ROLL")
+_ROWNO_GROUP = 1 + _CELL_TYPES.index("ROWNO")
+_END_GROUP = 1 + len(_CELL_TYPES)
+
+
+@cache
+def _cell_matcher() -> Callable[[str, int], re.Match[str] | None]:
+    """`_cell_regex()` anchored where the last cell ended: the blanks, then one cell, or the end
+    of the line (group END). In a row the grammar read every cell follows the last after blanks
+    only, so this finds what a search finds without trying a cell at every blank of the padding
+    (a search from each blank cost twice the time of the whole grammar parse). It returns None
+    only where text that starts no cell stands there; `_split_row` then searches on."""
+    return re.compile(rf"[ \t\f\v]*+(?:{_cell_regex().pattern}|(?P<END>\Z))").match
+
+
+def _split_row(text: str) -> list[re.Match[str]]:
+    """The cells (and row numbers between them) of a row, as `_cell_regex().finditer` finds
+    them after the row's own leading number; each cell is its match's group `lastindex`."""
+    match = _cell_matcher()
+    cells: list[re.Match[str]] = []
+    pos = 0
+    m = match(text, 0)
+    if m is not None and m.lastindex == _ROWNO_GROUP:
+        pos = m.end()  # the row's own number: not a cell
+        m = match(text, pos)
+    while True:
+        if m is None:
+            # Something no cell starts with (a row the grammar took by backtracking): skip to
+            # the next cell as a search does, so the cells are the same either way.
+            m = _cell_regex().search(text, pos)
+            if m is None:
+                return cells
+        elif m.lastindex == _END_GROUP:
+            return cells
+        cells.append(m)
+        pos = m.end()
+        m = match(text, pos)
 
 
 def has_match_line(text: str) -> bool:
@@ -452,6 +492,31 @@ def _read_play(rest: str) -> _Play:
     return _Play("play", tuple(moves), tuple(bad), counts, bar_word, off_word, stripped, not bad)
 
 
+class _RollCell(NamedTuple):
+    """A roll cell whose every word is a move, read once: its dice, 1 where they are written
+    low die first, its play, and the play's moves and text (unpacked per roll as a tuple)."""
+
+    dice: tuple[int, int]
+    low_high: int
+    play: _Play
+    moves: tuple[Move, ...]
+    text: str
+
+
+@lru_cache(maxsize=1 << 16)
+def _read_roll_cell(cell: str) -> _RollCell | None:
+    """A ROLL cell's text (`52: 13/8 13/11`) read whole; None for anything but a play of moves
+    (no play, a hidden one, words that are no move), which `_GameReader._roll` reads.
+
+    Cached by the whole cell: a record repeats its dice and plays, and one look-up then stands
+    for reading the dice and the play (and the shared dice tuple is one less object per roll)."""
+    play = _read_play(cell[3:])
+    if not play.simple:
+        return None
+    d1, d2 = ord(cell[0]) - 48, ord(cell[1]) - 48
+    return _RollCell((d1, d2), int(d1 < d2), play, play.moves, play.text)
+
+
 class _GameReader:
     """Builds one game's events from its lines."""
 
@@ -495,14 +560,8 @@ class _GameReader:
                 left, ls, right, rs, off = parts
                 names, scores = (left, right), (ls, rs)
                 right_name_col = _visual(score.text, off)
-        cell_re = _cell_regex()
-        finditer = cell_re.finditer
-        lead = _ROWNO_LEAD.match
         rows: list[tuple[_Line, list[re.Match[str]] | None]] = [
-            (line, list(finditer(line[2], m.end() if (m := lead(line[2])) else 0)))
-            if line[0] == "row"
-            else (line, None)
-            for line in lines
+            (line, _split_row(line[2])) if line[0] == "row" else (line, None) for line in lines
         ]
         if self.long_numbers:
             self._row_numbers(lines)
@@ -510,9 +569,9 @@ class _GameReader:
         actions: list[Action] = []
         append = actions.append
         roll = self._roll
-        read_play = _read_play
+        read_cell = _read_roll_cell
         seen_add = self.plays_seen.add
-        features = self.features
+        low_high = 0
         for line, cells in rows:
             if cells is None:
                 self._comment(line, actions)
@@ -521,13 +580,14 @@ class _GameReader:
             tabs = "\t" in text
             prev_side = -1
             for cell in cells:
-                kind = cell.lastgroup or ""
-                start, end = cell.span(kind)
-                if kind == "ROWNO":
+                group = cell.lastindex or 0  # every cell is one group
+                if group == _ROWNO_GROUP:
                     # A row number inside a line starts a row of its own: its first cell is
                     # the left player's whatever its column.
                     prev_side = -2
                     continue
+                start = cell.start(group)
+                end = cell.end(group)
                 if prev_side == -2:
                     side = 0
                 else:
@@ -535,24 +595,25 @@ class _GameReader:
                 if prev_side >= 0:
                     if side < prev_side:
                         side = prev_side
-                    elif side == prev_side == 0 and kind == "ROLL":
+                    elif side == prev_side == 0 and group == _ROLL_GROUP:
                         side = 1  # two rolls on one row: the second is the right player's
                 prev_side = side
                 span = _tuple_new(Span, (line_no, start + 1, end - start))
-                if kind == "ROLL":
-                    # The common case inline (a readable play); the rest in _roll.
-                    play = read_play(text[start + 3 : end])
-                    if play.simple:
+                if group == _ROLL_GROUP:
+                    # The common case inline (dice and a readable play, read once per text);
+                    # the rest in _roll.
+                    written = text[start:end]
+                    known = read_cell(written)
+                    if known is not None:
+                        dice, low, play, moves, play_text = known
                         seen_add(play)
-                        d1 = ord(text[start]) - 48
-                        d2 = ord(text[start + 1]) - 48
-                        if d1 < d2:
-                            features.low_high += 1
-                        append(make_roll(side, (d1, d2), play.moves, span, play.text))
+                        low_high += low
+                        append(make_roll(side, dice, moves, span, play_text))
                     else:
-                        append(roll(text[start:end], side, span))
+                        append(roll(written, side, span))
                 else:
-                    append(self._cell(kind, text[start:end], side, span))
+                    append(self._cell(_CELL_TYPES[group - 1], text[start:end], side, span))
+        self.features.low_high += low_high
         if not actions:
             self.ctx.errors.append(
                 Finding.make("S012", f"game {number} has no actions", gspan.line, gcol, game=number)
@@ -614,8 +675,8 @@ class _GameReader:
         rolls), or where the score line puts the right name."""
         cols: list[int] = []
         for line, cells in rows:
-            if cells is not None and len(cells) >= 2 and cells[1].lastgroup == "ROLL":
-                cols.append(_visual(line[2], cells[1].start("ROLL")))
+            if cells is not None and len(cells) >= 2 and cells[1].lastindex == _ROLL_GROUP:
+                cols.append(_visual(line[2], cells[1].start(_ROLL_GROUP)))
                 if len(cols) == 7:  # a few rows settle it; layouts do not change mid-game
                     break
         if cols:
