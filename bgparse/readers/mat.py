@@ -83,6 +83,10 @@ _SCORE_ONE = re.compile(rf"^(?P<left>{_NAME}):[ \t]*+(?P<ls>-?\d)")
 _ROW_START = re.compile(r"^\d+\)")
 #: A row number where a line may have one: at its start or after a blank (not a `(2)` count).
 _ROW_NUMBER = re.compile(r"(?:^|(?<=[ \t\f\v]))(\d+)\)")
+#: Where a row number too large to read may stand: ten digits or more, then ")". Found from the
+#: ")" (a literal, which a search skips to) and not by trying a run of digits at every character,
+#: which took a twentieth of the reading time.
+_LONG_ROW_NUMBER = re.compile(r"\)(?<=\d{10}\))")
 _RATING = re.compile(r"^(?P<name>.*?),[ \t]*(?P<rating>\d+(?:[.,]\d+)?)$")
 _SET_POS = re.compile(
     r"^[;#][ \t]*set[ \t]+pos[ \t]*=[ \t]*(?P<board>[^/\s]+)(?:/(?P<cube>-?\d+))?", re.I
@@ -527,7 +531,7 @@ class _GameReader:
         self.features = ctx.features
         self.game_no: int | None = None
         self.plays_seen = ctx.plays_seen
-        self.long_numbers = False  # the game's text has a number too large to read
+        self.long_numbers = False  # the game's text may have a row number too large to read
 
     def build(self, game_line: _Line, score: _Line | None, lines: list[_Line]) -> Game:
         gtext = game_line.text
@@ -560,23 +564,27 @@ class _GameReader:
                 left, ls, right, rs, off = parts
                 names, scores = (left, right), (ls, rs)
                 right_name_col = _visual(score.text, off)
-        rows: list[tuple[_Line, list[re.Match[str]] | None]] = [
-            (line, _split_row(line[2])) if line[0] == "row" else (line, None) for line in lines
-        ]
         if self.long_numbers:
             self._row_numbers(lines)
-        threshold = self._threshold(rows, right_name_col)
+        # The rows the threshold looked at are split once; the rest one at a time below, so
+        # that a row's matches are gone before the next (kept for the whole game, they were a
+        # third of the objects the garbage collector had to look at).
+        split: list[list[re.Match[str]]] = []
+        threshold = self._threshold(lines, right_name_col, split)
         actions: list[Action] = []
         append = actions.append
         roll = self._roll
         read_cell = _read_roll_cell
         seen_add = self.plays_seen.add
         low_high = 0
-        for line, cells in rows:
-            if cells is None:
+        row = 0
+        for line in lines:
+            kind, line_no, text = line
+            if kind != "row":
                 self._comment(line, actions)
                 continue
-            _, line_no, text = line
+            cells = split[row] if row < len(split) else _split_row(text)
+            row += 1
             tabs = "\t" in text
             prev_side = -1
             for cell in cells:
@@ -586,8 +594,7 @@ class _GameReader:
                     # the left player's whatever its column.
                     prev_side = -2
                     continue
-                start = cell.start(group)
-                end = cell.end(group)
+                start, end = cell.span(group)
                 if prev_side == -2:
                     side = 0
                 else:
@@ -667,16 +674,22 @@ class _GameReader:
                         self.game_no,
                     )
 
+    @staticmethod
     def _threshold(
-        self, rows: list[tuple[_Line, list[re.Match[str]] | None]], right_name_col: int | None
+        lines: list[_Line], right_name_col: int | None, split: list[list[re.Match[str]]]
     ) -> int:
         """The 0-based column from which a cell belongs to the right player: halfway between
         where left cells start and where this game's right cells start (seen on rows with two
-        rolls), or where the score line puts the right name."""
+        rolls), or where the score line puts the right name. The cells of the rows it looked
+        at are appended to `split`, one list per row, in order."""
         cols: list[int] = []
-        for line, cells in rows:
-            if cells is not None and len(cells) >= 2 and cells[1].lastindex == _ROLL_GROUP:
-                cols.append(_visual(line[2], cells[1].start(_ROLL_GROUP)))
+        for kind, _, text in lines:
+            if kind != "row":
+                continue
+            cells = _split_row(text)
+            split.append(cells)
+            if len(cells) >= 2 and cells[1].lastindex == _ROLL_GROUP:
+                cols.append(_visual(text, cells[1].start(_ROLL_GROUP)))
                 if len(cols) == 7:  # a few rows settle it; layouts do not change mid-game
                     break
         if cols:
@@ -977,7 +990,7 @@ class _MatReader:
     def _game(self, ctx: _MatchContext, chunk: str, first_line: int) -> Game | None:
         reader = _GameReader(ctx)
         # One cheap scan of the game decides whether its row numbers need a closer look.
-        reader.long_numbers = find_too_large(chunk) is not None
+        reader.long_numbers = _LONG_ROW_NUMBER.search(chunk) is not None
         # A game line may be indented; the grammar starts at its first letter.
         indent = len(chunk) - len(chunk.lstrip(" \t"))
         try:
