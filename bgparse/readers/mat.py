@@ -97,10 +97,15 @@ _WIN_NUM = re.compile(r"-?\d+")
 _POINT_WORDS = {"bar": 25, "b": 25, "off": 0, "o": 0}
 
 
-#: The cell terminals of the grammar, in the order the grammar composes ROW from them, and the
-#: row number, which may also stand between cells (it starts a row of its own there).
+#: What splits a row into cells: the grammar's cell terminals, the row number (which may also
+#: stand between cells, where it starts a row of its own) and END, the end of the line. No two
+#: of them match at the same place (dice, a row number and each keyword start differently), so
+#: their order changes nothing but speed: the commonest first (a roll, the row's own number and
+#: the end, which each row has; tried behind the keywords they cost an eighth of the split).
 _CELL_TYPES = (
     "ROLL",
+    "ROWNO",
+    "END",
     "DOUBLE",
     "BEAVER",
     "RACCOON",
@@ -109,7 +114,6 @@ _CELL_TYPES = (
     "WIN",
     "LOSS",
     "RESIGN",
-    "ROWNO",
 )
 
 
@@ -148,14 +152,16 @@ _DIGIT_RUN_START = r"(?<!\d)"
 
 @cache
 def _cell_regex() -> re.Pattern[str]:
-    """The grammar's own cell terminals as one pattern with a group per cell type: what splits a
-    ROW token into its cells, exactly as the grammar's ROW pattern recognised them."""
+    """The grammar's own cell terminals as one pattern with a group per cell type (and END): what
+    splits a ROW token into its cells, exactly as the grammar's ROW pattern recognised them."""
     parser = _parser()
     # No cell starts with a blank, so the search skips blanks itself: a leading `[ \t]*+` made
     # it quadratic on a long run of blanks with no cell after it (each start ate the whole run),
     # and a row number is tried only where a run of digits starts, for the same reason.
     alternatives = (
-        f"(?P<{name}>{_DIGIT_RUN_START if name == 'ROWNO' else ''}"
+        r"(?P<END>\Z)"
+        if name == "END"
+        else f"(?P<{name}>{_DIGIT_RUN_START if name == 'ROWNO' else ''}"
         f"{parser.get_terminal(name).pattern.to_regexp()})"
         for name in _CELL_TYPES
     )
@@ -166,22 +172,22 @@ def _cell_regex() -> re.Pattern[str]:
 #: is `match.lastindex`, an int compare where `lastgroup` is a name looked up per cell.
 _ROLL_GROUP = 1 + _CELL_TYPES.index("ROLL")
 _ROWNO_GROUP = 1 + _CELL_TYPES.index("ROWNO")
-_END_GROUP = 1 + len(_CELL_TYPES)
+_END_GROUP = 1 + _CELL_TYPES.index("END")
 
 
 @cache
 def _cell_matcher() -> Callable[[str, int], re.Match[str] | None]:
     """`_cell_regex()` anchored where the last cell ended: the blanks, then one cell, or the end
-    of the line (group END). In a row the grammar read every cell follows the last after blanks
-    only, so this finds what a search finds without trying a cell at every blank of the padding
-    (a search from each blank cost twice the time of the whole grammar parse). It returns None
+    of the line. In a row the grammar read every cell follows the last after blanks only, so
+    this finds what a search finds without trying a cell at every blank of the padding (a
+    search from each blank cost twice the time of the whole grammar parse). It returns None
     only where text that starts no cell stands there; `_split_row` then searches on."""
-    return re.compile(rf"[ \t\f\v]*+(?:{_cell_regex().pattern}|(?P<END>\Z))").match
+    return re.compile(rf"[ \t\f\v]*+(?:{_cell_regex().pattern})").match
 
 
 def _split_row(text: str) -> list[re.Match[str]]:
-    """The cells (and row numbers between them) of a row, as `_cell_regex().finditer` finds
-    them after the row's own leading number; each cell is its match's group `lastindex`."""
+    """The cells (and row numbers between them) of a row, as a search with `_cell_regex()`
+    finds them after the row's own leading number; each cell is its match's group `lastindex`."""
     match = _cell_matcher()
     cells: list[re.Match[str]] = []
     pos = 0
@@ -194,9 +200,7 @@ def _split_row(text: str) -> list[re.Match[str]]:
             # Something no cell starts with (a row the grammar took by backtracking): skip to
             # the next cell as a search does, so the cells are the same either way.
             m = _cell_regex().search(text, pos)
-            if m is None:
-                return cells
-        elif m.lastindex == _END_GROUP:
+        if m is None or m.lastindex == _END_GROUP:
             return cells
         cells.append(m)
         pos = m.end()
