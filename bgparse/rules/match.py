@@ -34,6 +34,7 @@ __all__ = [
     "MatchState",
     "crawford_game_for",
     "holland_restricts",
+    "points_away",
     "post_crawford_for",
 ]
 
@@ -70,6 +71,14 @@ def post_crawford_for(
     if length - 1 not in scores:
         return False
     return not crawford_game_for(scores, length, crawford_already_played, crawford=crawford)
+
+
+def points_away(length: int, scores: tuple[int, int], side: int) -> tuple[int, int] | None:
+    """Points `side` and its opponent still need to win a match at `scores` (the score may pass
+    the length in a broken record: the difference stands); None in a money session."""
+    if not length:
+        return None
+    return (length - scores[side], length - scores[1 - side])
 
 
 def holland_restricts(

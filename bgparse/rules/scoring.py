@@ -31,6 +31,7 @@ __all__ = [
     "explain_win_points",
     "game_points",
     "jacoby_applies",
+    "jacoby_eligible",
     "jacoby_reduces",
     "resignation_points",
     "result_multiplier",
@@ -38,9 +39,10 @@ __all__ = [
 ]
 
 ResultType = Literal["single", "gammon", "backgammon"]
-#: How a game ended: the last checker borne off, a dropped double, or a resignation (also what
-#: a `Wins` line means when the game did not end on the board).
-EndKind = Literal["bearoff", "drop", "resign"]
+#: How a game ended: "normal" (the last checker borne off), a dropped double, or a resignation
+#: (also what a `Wins` line means when the game did not end on the board). The same words as
+#: `game.GameEnd` and the stored `games.end`.
+EndKind = Literal["normal", "drop", "resign"]
 Severity = Literal["ok", "info", "warning", "error"]
 
 _LEVELS: dict[int, ResultType] = {1: "single", 2: "gammon", 3: "backgammon"}
@@ -76,7 +78,19 @@ def jacoby_applies(rules: RuleSet, *, cube_used: bool, length: int) -> bool:
     """Whether gammons and backgammons count single: the Jacoby rule is on, this is money play
     (never in a match, whatever the rule set says) and the cube was never turned. A cube at 2
     from automatic doubles is still centred and counts as never turned."""
-    return rules.jacoby and length == 0 and not cube_used
+    return rules.jacoby and _jacoby_game(cube_used, length)
+
+
+def jacoby_eligible(result: ResultType | None, *, cube_used: bool, length: int) -> bool:
+    """Whether the Jacoby rule, were it on, would score this result as a single: a gammon or
+    backgammon of money play with the cube never turned (the evidence a money session gives
+    for or against the rule)."""
+    return result is not None and result != "single" and _jacoby_game(cube_used, length)
+
+
+def _jacoby_game(cube_used: bool, length: int) -> bool:
+    # The one statement of where the rule can act: money play, the cube never turned.
+    return length == 0 and not cube_used
 
 
 def jacoby_reduces(result: ResultType, *, rules: RuleSet, cube_used: bool, length: int) -> bool:
@@ -144,12 +158,12 @@ def explain_win_points(
     """Judge the `points` a record says the winner won.
 
     `cube` is the value the game is worth per unit at its end; for a drop, the value the
-    doubler wins (`CubeState.drop`). `end="bearoff"` needs `result`; `end="resign"` takes the
+    doubler wins (`CubeState.drop`). `end="normal"` needs `result`; `end="resign"` takes the
     resignation `level` if the record gives one, else infers it from `points`. `needed` is
     the points the winner still needed to win the match (None in money play): a smaller
     `points` that still reaches it is a cap, not an error."""
     _check_cube(cube)
-    if end == "bearoff":
+    if end == "normal":
         if result is None:
             raise ValueError("a game ended by bearing off needs its result type")
         candidates = {0: game_points(result, cube, rules=rules, cube_used=cube_used, length=length)}
@@ -195,8 +209,7 @@ def explain_win_points(
                 f"{said} scores {described} without the Jacoby rule, "
                 f"which makes it {candidates[k]}",
             )
-    would_jacoby = rules.replace(jacoby=True)
-    if not rules.jacoby and jacoby_applies(would_jacoby, cube_used=cube_used, length=length):
+    if not rules.jacoby and _jacoby_game(cube_used, length):
         for k, value in sorted(candidates.items()):
             if value != cube and points == cube:
                 return WinPoints(
@@ -242,7 +255,7 @@ def _level(key: int) -> int | None:
 
 
 def _describe(end: EndKind, result: ResultType | None, level: int | None, cube: int) -> str:
-    if end == "bearoff":
+    if end == "normal":
         return f"a {result} with the cube at {cube}"
     if end == "drop":
         return f"a drop with the cube at {cube}"

@@ -148,14 +148,14 @@ def explain(
     ("args", "kwargs", "verdict"),
     [
         # bear-offs
-        ((2, 2, "bearoff"), {"result": "single"}, ("consistent", "ok", 2, None)),
-        ((4, 2, "bearoff"), {"result": "gammon"}, ("consistent", "ok", 4, None)),
-        ((6, 2, "bearoff"), {"result": "backgammon"}, ("consistent", "ok", 6, None)),
-        ((4, 2, "bearoff"), {"result": "single"}, ("inconsistent", "error", 2, None)),
+        ((2, 2, "normal"), {"result": "single"}, ("consistent", "ok", 2, None)),
+        ((4, 2, "normal"), {"result": "gammon"}, ("consistent", "ok", 4, None)),
+        ((6, 2, "normal"), {"result": "backgammon"}, ("consistent", "ok", 6, None)),
+        ((4, 2, "normal"), {"result": "single"}, ("inconsistent", "error", 2, None)),
         # a bear-off never reads as a resignation, even when N = k x cube
-        ((4, 2, "bearoff"), {"result": "backgammon"}, ("inconsistent", "error", 6, None)),
+        ((4, 2, "normal"), {"result": "backgammon"}, ("inconsistent", "error", 6, None)),
         (
-            (4, 2, "bearoff"),
+            (4, 2, "normal"),
             {"result": "backgammon", "rules": NO_BG},
             ("consistent", "ok", 4, None),
         ),
@@ -174,7 +174,7 @@ def explain(
         # Backgammon Studio: cube x 1004
         ((1004, 1, "resign"), {}, ("studio-1004", "warning", None, None)),
         ((2008, 2, "resign"), {"level": 1}, ("studio-1004", "warning", 2, 1)),
-        ((1004, 1, "bearoff"), {"result": "single"}, ("inconsistent", "error", 1, None)),
+        ((1004, 1, "normal"), {"result": "single"}, ("inconsistent", "error", 1, None)),
     ],
 )
 def test_explain_win_points(
@@ -187,17 +187,17 @@ def test_explain_win_points(
     ("args", "kwargs", "verdict"),
     [
         # 5-point match at 4-1 (winner 1 away), cube 2 gammon = 4, written 1: capped
-        ((1, 2, "bearoff"), {"result": "gammon", "needed": 1}, ("capped", "info", 4, None)),
-        ((3, 2, "bearoff"), {"result": "gammon", "needed": 3}, ("capped", "info", 4, None)),
+        ((1, 2, "normal"), {"result": "gammon", "needed": 1}, ("capped", "info", 4, None)),
+        ((3, 2, "normal"), {"result": "gammon", "needed": 3}, ("capped", "info", 4, None)),
         # written below what the winner needed: an error
-        ((2, 2, "bearoff"), {"result": "gammon", "needed": 3}, ("inconsistent", "error", 4, None)),
+        ((2, 2, "normal"), {"result": "gammon", "needed": 3}, ("inconsistent", "error", 4, None)),
         # resignation capped: level 2 with the cube at 4 is 8, winner needed 5
         ((5, 4, "resign"), {"needed": 5}, ("capped", "info", 8, 2)),
         ((5, 4, "resign"), {"needed": 6}, ("inconsistent", "error", None, None)),
         # drop capped
         ((1, 2, "drop"), {"needed": 1}, ("capped", "info", 2, None)),
         # money play has no cap
-        ((1, 2, "bearoff"), {"result": "gammon", "length": 0}, ("inconsistent", "error", 4, None)),
+        ((1, 2, "normal"), {"result": "gammon", "length": 0}, ("inconsistent", "error", 4, None)),
     ],
 )
 def test_explain_capped(
@@ -210,15 +210,15 @@ def test_explain_capped(
     ("args", "kwargs", "verdict"),
     [
         # Jacoby on, centred cube gammon written as single: consistent
-        ((1, 1, "bearoff"), {"result": "gammon"}, ("consistent", "ok", 1, None)),
+        ((1, 1, "normal"), {"result": "gammon"}, ("consistent", "ok", 1, None)),
         # ... written as a gammon: the rule was not applied
-        ((2, 1, "bearoff"), {"result": "gammon"}, ("jacoby-not-applied", "info", 1, None)),
+        ((2, 1, "normal"), {"result": "gammon"}, ("jacoby-not-applied", "info", 1, None)),
         # GNU scores a resigned gammon cube x 2 without Jacoby
         ((2, 1, "resign"), {}, ("jacoby-not-applied", "info", 1, 2)),
         ((1, 1, "resign"), {}, ("resignation", "ok", 1, 1)),
         # automatic double: cube 2 centred
-        ((2, 2, "bearoff"), {"result": "backgammon"}, ("consistent", "ok", 2, None)),
-        ((6, 2, "bearoff"), {"result": "backgammon"}, ("jacoby-not-applied", "info", 2, None)),
+        ((2, 2, "normal"), {"result": "backgammon"}, ("consistent", "ok", 2, None)),
+        ((6, 2, "normal"), {"result": "backgammon"}, ("jacoby-not-applied", "info", 2, None)),
     ],
 )
 def test_explain_with_jacoby_on(
@@ -230,18 +230,18 @@ def test_explain_with_jacoby_on(
 
 def test_explain_infers_jacoby_when_off() -> None:
     # RULES.md §3: a money session whose Wins lines score centred-cube gammons as singles.
-    got = explain(1, 1, "bearoff", result="gammon", cube_used=False, length=0)
+    got = explain(1, 1, "normal", result="gammon", cube_used=False, length=0)
     assert got == ("jacoby-inferred", "info", 2, None)
     # not when the cube was turned, and not in a match
-    got = explain(2, 2, "bearoff", result="gammon", cube_used=True, length=0)
+    got = explain(2, 2, "normal", result="gammon", cube_used=True, length=0)
     assert got == ("inconsistent", "error", 4, None)
-    got = explain(1, 1, "bearoff", result="gammon", cube_used=False, length=7)
+    got = explain(1, 1, "normal", result="gammon", cube_used=False, length=7)
     assert got == ("inconsistent", "error", 2, None)
 
 
 def test_explain_messages_name_the_numbers() -> None:
     v = explain_win_points(
-        3, cube=2, end="bearoff", result="gammon", rules=STD, cube_used=True, length=0
+        3, cube=2, end="normal", result="gammon", rules=STD, cube_used=True, length=0
     )
     assert v.message == "3 points, but a gammon with the cube at 2 is worth 4"
     v = explain_win_points(3, cube=2, end="resign", rules=STD, cube_used=True, length=0)
@@ -250,4 +250,4 @@ def test_explain_messages_name_the_numbers() -> None:
 
 def test_explain_bearoff_needs_a_result() -> None:
     with pytest.raises(ValueError):
-        explain_win_points(1, cube=1, end="bearoff", rules=STD, cube_used=False, length=0)
+        explain_win_points(1, cube=1, end="normal", rules=STD, cube_used=False, length=0)
