@@ -144,12 +144,15 @@ class HiddenPlay:
 @dataclass(frozen=True, slots=True)
 class IllegalPlay:
     """`DD: Illegal play (...)`: a producer's dump of a set-up board instead of a play.
-    `fields` are the dump's `;`-separated values as written (Snowie's 40-field layout)."""
+    `fields` are the dump's `;`-separated values as written (Snowie's 40-field layout);
+    `board` the board they show, with the other side to roll next (its board first, each in
+    its own numbering), or None where they do not read as one."""
 
     side: int
     dice: tuple[int, int]
     fields: tuple[str, ...]
     span: Span
+    board: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)

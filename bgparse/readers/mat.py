@@ -43,6 +43,7 @@ from bgparse.events import (
     make_roll,
 )
 from bgparse.findings import Finding
+from bgparse.readers.boards import snowie_board, xg_set_pos
 from bgparse.readers.numbers import (
     MAX_NUMBER,
     find_too_large,
@@ -714,8 +715,6 @@ class _GameReader:
             actions.append(Comment(None, text[1:].strip(), span))
 
     def _set_position(self, m: re.Match[str], text: str, span: Span) -> SetPosition:
-        # The board decoding needs the rules engine's XGID reader; the replay does it from
-        # `text`.
         cube_owner: int | None = None
         cube_value: int | None = None
         cube = m.group("cube")
@@ -735,7 +734,7 @@ class _GameReader:
                 cube_value, cube_owner = 1, -1
             else:
                 cube_value, cube_owner = 2 ** abs(c), (0 if c < 0 else 1)
-        return SetPosition(None, None, cube_value, cube_owner, None, text, span)
+        return SetPosition(xg_set_pos(text), None, cube_value, cube_owner, None, text, span)
 
     def _cell_number(self, text: str, sp: Span, last: bool, what: str) -> int:
         """The first (or `last`) number of a cube or result cell; 0 where it has none."""
@@ -811,7 +810,8 @@ class _GameReader:
             return HiddenPlay(side, dice, play.text, sp)
         t = play.text
         i, j = t.find("("), t.rfind(")")
-        return IllegalPlay(side, dice, tuple(t[i + 1 : j].split(";")) if 0 <= i < j else (), sp)
+        fields = tuple(t[i + 1 : j].split(";")) if 0 <= i < j else ()
+        return IllegalPlay(side, dice, fields, sp, snowie_board(fields))
 
 
 def _note_features(f: _Features, plays_seen: set[_Play]) -> None:
