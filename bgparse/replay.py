@@ -13,7 +13,7 @@ from binascii import b2a_base64
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
 
 from bgparse.events import (
     Action,
@@ -22,12 +22,10 @@ from bgparse.events import (
     Comment,
     Double,
     Drop,
-    Game,
     HiddenPlay,
     IllegalPlay,
     Loss,
     MatchRecord,
-    Move,
     Raccoon,
     Resign,
     Roll,
@@ -36,29 +34,24 @@ from bgparse.events import (
     Take,
     Win,
 )
+from bgparse.events import Game as GameRecord
 from bgparse.findings import Finding, Severity
+from bgparse.repair import BoardSearch, star_slips, without_placeholders
 from bgparse.rules import (
+    CubeState,
     DiceError,
-    PlayCheck,
     PlayError,
     Position,
     PositionError,
     diagram,
     format_play,
-    legal_plays,
-    verify_play,
 )
-from bgparse.rules.cube import CubeError, CubeState, is_dead_cube
-from bgparse.rules.ids import IdError, decode_xgid_board, encode_match_id, final_match_id
+from bgparse.rules.game import Game, Verdict
+from bgparse.rules.ids import IdError, encode_match_id, final_match_id
 from bgparse.rules.ids import MatchIdState as IdState
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
-from bgparse.rules.scoring import (
-    explain_win_points,
-    game_points,
-    jacoby_reduces,
-    result_type,
-)
+from bgparse.rules.scoring import WinPoints, jacoby_eligible
 from bgparse.rules.wording import plural
 from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
@@ -67,16 +60,8 @@ __all__ = ["replay", "rules_for"]
 #: Builds a named tuple from a tuple of its fields (see `_record_turn`).
 _tuple_new = tuple.__new__
 
-#: Agreement that ends the search for the board after an illegal play at once (the rest of
-#: the game agrees, or this many plays do: more than any game has).
-_LOOKAHEAD = 1000
-#: Plays one match may check while looking for the board after its illegal plays. Real
-#: records use a few hundred; a file of nothing but illegal plays would otherwise cost time
-#: in proportion to its plays times their alternatives.
-_SEARCH_BUDGET = 20_000
 #: Illegal plays of one match shown with the board and the legal plays (the rest: message only).
 _DETAILS = 200
-_LEVEL_RESULT = {1: "single", 2: "gammon", 3: "backgammon"}
 _CUBE_CODES = {
     "crawford-game": "C007",
     "no-pending-double": "C002",
@@ -178,27 +163,13 @@ def _finding_order(f: Finding) -> tuple[int, int]:
 
 @dataclass(slots=True)
 class _GameState:
-    """Mutable state of the game being replayed."""
+    """What the replay keeps of the game being replayed beside the rules' `Game`: its place in
+    the record, counts, and the rows it builds."""
 
     number: int
     line: int
-    score: tuple[int, int]
-    crawford: bool
-    post_crawford: bool
-    pos: Position  # relative to `pos_side`
-    pos_side: int
-    cube: CubeState
-    last_roller: int | None = None
-    rolls: list[int] = field(default_factory=lambda: [0, 0])
-    over: bool = False
-    winner: int | None = None
-    end: str = "unfinished"
-    result: str | None = None  # result type of a bear-off or a resignation
-    points: int = 0
-    resign_level: int | None = None
-    resign_side: int | None = None  # who offered a resignation (explicit marker)
+    game: Game
     hidden: bool = False  # a hidden play: the board after it is unknown
-    board_unknown: bool = False
     win_seen: bool = False
     plays: int = 0
     dances: int = 0
@@ -210,8 +181,6 @@ class _GameState:
     match_keys: dict[tuple[int, int, int, int, bool], int] = field(default_factory=dict)
     n_turns: int = 0  # actions counted, also where the Turn rows are not kept
     cube_actions: list[list[Any]] = field(default_factory=list)
-    drop_value: int = 0
-    jacoby_applied: bool = False
 
 
 class _Replay:
@@ -225,12 +194,13 @@ class _Replay:
     ) -> None:
         self.record = record
         self.crawford_assumed = crawford_assumed
-        self.search_budget = _SEARCH_BUDGET
+        # The search for the board after an illegal play, with the match's budget.
+        self.search = BoardSearch(record.hit_marks)
         # Boards and legal plays shown under illegal plays: enough for any reader.
         self.details_left = _DETAILS
         self.rules = rules
         self.keep_turns = keep_turns
-        self.next_game: Game | None = None  # the game after the one being replayed
+        self.next_game: GameRecord | None = None  # the game after the one being replayed
         self.length = record.length
         self.findings: list[Finding] = list(record.errors)
         # Evidence for the Jacoby rule in a money session: games whose result scores an
@@ -384,19 +354,15 @@ class _Replay:
 
     # --- one game ----------------------------------------------------------------------------
 
-    def _game(self, game: Game, match: MatchState, *, counted: bool) -> VerifiedGame:
-        flags_crawford = match.crawford_game if counted else False
-        post = match.post_crawford if counted else False
-        g = _GameState(
-            number=game.number,
-            line=game.span.line,
-            score=match.scores,
-            crawford=flags_crawford,
-            post_crawford=post,
-            pos=Position.initial(self.rules.variant),
-            pos_side=0,
-            cube=CubeState.new_game(self.rules),
+    def _game(self, game: GameRecord, match: MatchState, *, counted: bool) -> VerifiedGame:
+        rules_game = Game(
+            self.rules,
+            self.length,
+            match.scores,
+            crawford=match.crawford_game if counted else False,
+            post_crawford=match.post_crawford if counted else False,
         )
+        g = _GameState(game.number, game.span.line, rules_game)
         actions = game.actions
         for i, action in enumerate(actions):
             self._action(g, action, actions, i)
@@ -423,121 +389,94 @@ class _Replay:
             self._hidden(g, a)  # type: ignore[arg-type]
         elif t is Resign:
             assert isinstance(a, Resign)
-            g.resign_level = a.level
-            g.resign_side = a.side
+            g.game.offer_resignation(a.side, a.level)
         elif t is IllegalPlay:
             self._illegal_dump(g, a)  # type: ignore[arg-type]
         elif t is SetPosition:
             self._set_position(g, a, actions, i)  # type: ignore[arg-type]
-        elif t is Comment:
-            pass
+
+    def _after_over(self, g: _GameState, what: str, span: Span, facts: str = "") -> bool:
+        """Report an action after the game ended (True), which then changes nothing."""
+        if g.game.over:
+            self.add("P003", f"{what} after the game was over{facts}", span, g)
+            return True
+        return False
 
     # --- checker play ------------------------------------------------------------------------
 
-    def _turn_order(self, g: _GameState, side: int, span: Span, what: str) -> None:
-        if g.last_roller is not None and side == g.last_roller:
-            self.add(
-                "P006",
-                f"{what} by side {side} twice in a row: the other side's turn is missing",
-                span,
-                g,
-            )
-
-    def _to_side(self, g: _GameState, side: int) -> Position:
-        if g.pos_side != side:
-            g.pos = g.pos.swap()
-            g.pos_side = side
-        return g.pos
+    def _turn_order(self, g: _GameState, side: int, span: Span) -> None:
+        for v in g.game.turn_order(side):
+            self.add("P006", f"a roll by {v.message}", span, g)
 
     def _roll(
         self, g: _GameState, a: Roll | CannotMove, actions: tuple[Action, ...], i: int
     ) -> None:
+        game = g.game
         side = a.side
         span = a.span
-        if g.over:
-            self.add("P003", f"a roll after the game was over ({_fmt_dice(a.dice)})", span, g)
+        if self._after_over(g, "a roll", span, f" ({_fmt_dice(a.dice)})"):
             return
-        self._turn_order(g, side, span, "a roll")
-        if g.cube.pending is not None:
-            before = g.cube
-            pending = g.cube.pending
-            try:
-                g.cube = g.cube.before_roll()
+        self._turn_order(g, side, span)
+        before = game.cube
+        if before.pending is not None:
+            for v in game.before_roll():
+                self.add("C003", v.message, span, g)
+                self._answer(g, "none")
+                break
+            else:
                 # After a beaver or raccoon, Jellyfish records write no 'Takes': the roll is
                 # the take (SGF writes it). Recorded as a take, so both read the same.
                 g.takes += 1
-                self._record_turn(
-                    g, 1 - pending.doubler, "take", span, None, (), "", None, cube=before
-                )
+                answerer = 1 - before.pending.doubler
+                self._record_turn(g, answerer, "take", span, None, (), "", None, cube=before)
                 self._answer(g, "take")
-            except CubeError as exc:
-                self.add("C003", exc.message, span, g)
-                g.cube = exc.recorded or g.cube
-                self._answer(g, "none")
-        d1, d2 = a.dice
-        first_roll = g.last_roller is None
-        g.last_roller = side
-        g.rolls[side] += 1
-        dice_ok = 1 <= d1 <= 6 and 1 <= d2 <= 6
-        if not dice_ok:
-            self.add(
-                "P002",
-                f"impossible dice {d1}-{d2}: a die shows 1 to 6",
-                span,
-                g,
-                reason="dice-invalid",
-            )
-        if dice_ok and first_roll and d1 == d2 and self.rules.variant == "standard":
-            self.add(
-                "P008",
-                f"the opening roll {d1}-{d2} is a double: the first player plays the two "
-                "different opening dice",
-                span,
-                g,
-            )
-        pos = self._to_side(g, side)
+        dice_ok = True
+        for v in game.roll(side, a.dice):
+            if v.reason == "dice-invalid":
+                dice_ok = False
+                self.add("P002", v.message, span, g, reason="dice-invalid")
+            else:
+                self.add("P008", v.message, span, g)
         moves = a.moves if type(a) is Roll else ()  # type: ignore[union-attr]
         if moves and any(m.points == (0, 0) for m in moves):
-            moves = _without_placeholders(moves)
+            moves = without_placeholders(moves)
             self.add("N003", "'0/0' stands for a die that was not played; ignored", span, g)
         g.plays += 1
-        if g.board_unknown:
+        if not game.board_known:
             # After a hidden play nothing can be checked; only note the roll.
             self._record_turn(g, side, "play", span, a.dice, (), a, None)
-            g.pos = pos.swap()
-            g.pos_side = 1 - side
+            game.passed(side)
             return
         try:
-            res = verify_play(pos, (d1, d2), moves)
+            res = game.check_play(side, a.dice, moves)
         except (PlayError, DiceError, PositionError) as exc:
             self.add("P001", f"illegal play {_fmt_dice(a.dice)}: {exc}", span, g)
-            g.pos = pos.swap()
-            g.pos_side = 1 - side
+            game.passed(side)
             return
         kind = "play"
         if not moves:
             if res.ok:
                 kind = "dance"
                 g.dances += 1
-            elif self._ends_after(actions, i):
+            elif _ends_after(actions, i):
                 # Dice with no play, then the game ends: rolled, then resigned (GNU's reading).
-                kind = "hidden"
-                self.add(
-                    "P007",
-                    f"{_fmt_dice(a.dice)} rolled and no play shown before the game ended "
-                    "(a resignation after rolling)",
-                    span,
-                    g,
-                )
-                self._record_turn(g, side, kind, span, a.dice, (), "", None)
-                g.pos = pos.swap()
-                g.pos_side = 1 - side
+                self._rolled_then_resigned(g, side, a.dice, span)
+                game.passed(side)
                 return
         after = res.after
         if not res.ok:
             if dice_ok:  # impossible dice are reported once, as P002
                 self._illegal(g, a, res, span)
-            after = self._continuation(g, res, actions, i, side)
+            after, exhausted = self.search.board_after(res, actions, i, side)
+            if exhausted:
+                self.add(
+                    "N004",
+                    "too many illegal plays to look for the board after each: from here on the "
+                    "record's own results are taken as they stand",
+                    span,
+                    g,
+                    severity=Severity.INFO,
+                )
         elif res.hit_star_mismatch:
             self._stars(g, res, span)
         if res.ambiguous:
@@ -548,108 +487,20 @@ class _Replay:
                 span,
                 g,
             )
-        self._record_turn(g, side, kind, span, a.dice, res.steps, a, res.ok, pos=pos)
-        g.pos = after
-        g.pos_side = 1 - side
-        # The mover is now `after.opponent`: all borne off ends the game at once.
-        if sum(after.opponent) == 0:
-            self._bear_off_win(g, side, after)
+        self._record_turn(g, side, kind, span, a.dice, res.steps, a, res.ok, pos=res.position)
+        game.moved(side, after)
 
-    def _continuation(
-        self, g: _GameState, res: Any, actions: tuple[Action, ...], i: int, side: int
-    ) -> Position:
-        """The board to go on from after an illegal play.
-
-        The record's own result (its steps applied as far as they physically go) stands, as
-        an illegal play stands at the table, unless the plays that follow show that the board
-        was really otherwise: then the legal play of the roll (or of a one-die correction of
-        impossible dice) that the next plays agree with is taken. So one slip in a record is
-        reported once, not again at every later play it would otherwise throw off."""
-        best: Position = res.after
-        if self.search_budget <= 0:
-            return best
-        best_score = self._agreement(best, actions, i, 1 - side)
-        if best_score >= _LOOKAHEAD:
-            return best
-        for cand in self._candidates(res):
-            if self.search_budget <= 0:
-                self.add(
-                    "N004",
-                    "too many illegal plays to look for the board after each: from here on the "
-                    "record's own results are taken as they stand",
-                    actions[i].span,
-                    g,
-                    severity=Severity.INFO,
-                )
-                break
-            score = self._agreement(cand, actions, i, 1 - side)
-            if score > best_score:
-                best, best_score = cand, score
-                if score >= _LOOKAHEAD:
-                    break
-        return best
-
-    def _candidates(self, res: PlayCheck) -> list[Position]:
-        d1, d2 = res.dice
-        rolls: list[tuple[int, int]] = []
-        if 1 <= d1 <= 6 and 1 <= d2 <= 6:
-            rolls.append((d1, d2))
-        else:
-            # Impossible dice: one die was miswritten; try every correction of it.
-            good = [d for d in (d1, d2) if 1 <= d <= 6]
-            if len(good) == 1:
-                rolls.extend((good[0], d) for d in range(1, 7))
-        out: list[Position] = []
-        seen: set[Position] = {res.after}
-        for roll in rolls:
-            for play in legal_plays(res.position, roll):
-                if play.after not in seen:
-                    seen.add(play.after)
-                    out.append(play.after)
-        return out
-
-    def _agreement(self, pos: Position, actions: tuple[Action, ...], i: int, on_roll: int) -> int:
-        """How many of the plays after action i read as legal (with their hit stars right,
-        where the record marks hits) when the board after it is `pos`, `on_roll` to play."""
-        count = 0
-        side = on_roll
-        marks = self.record.hit_marks
-        for k in range(i + 1, len(actions)):
-            b = actions[k]
-            t = type(b)
-            if t is Roll or t is CannotMove:
-                assert isinstance(b, Roll | CannotMove)
-                if b.side != side:
-                    pos, side = pos.swap(), b.side
-                moves = _without_placeholders(b.moves) if isinstance(b, Roll) else ()
-                d1, d2 = b.dice
-                if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
-                    return count
-                self.search_budget -= 1
-                try:
-                    res = verify_play(pos, (d1, d2), moves)
-                except (PlayError, DiceError, PositionError):
-                    return count
-                if not res.ok or (marks and res.hit_star_mismatch and _star_slips(res)):
-                    return count
-                count += 1
-                pos, side = res.after, 1 - side
-                if count >= _LOOKAHEAD or sum(pos.opponent) == 0:
-                    return _LOOKAHEAD
-            elif t in (HiddenPlay, IllegalPlay, SetPosition):
-                return count
-        return _LOOKAHEAD  # agrees with everything to the end of the game
-
-    def _ends_after(self, actions: tuple[Action, ...], i: int) -> bool:
-        for k in range(i + 1, len(actions)):
-            b = actions[k]
-            t = type(b)
-            if t is Win or t is Loss or t is Resign:
-                return True
-            if t is Comment:
-                continue
-            return False
-        return True  # the record stops here: nothing follows the roll
+    def _rolled_then_resigned(
+        self, g: _GameState, side: int, dice: tuple[int, int], span: Span
+    ) -> None:
+        self.add(
+            "P007",
+            f"{_fmt_dice(dice)} rolled and no play shown before the game ended "
+            "(a resignation after rolling)",
+            span,
+            g,
+        )
+        self._record_turn(g, side, "hidden", span, dice, (), "", None)
 
     def _illegal(self, g: _GameState, a: Roll | CannotMove, res: Any, span: Span) -> None:
         reason = res.reason or "illegal"
@@ -674,7 +525,7 @@ class _Replay:
         )
 
     def _stars(self, g: _GameState, res: Any, span: Span) -> None:
-        for src, dst, what in _star_slips(res):
+        for src, dst, what in star_slips(res):
             if what == "star-without-hit":
                 self.add(
                     "N001",
@@ -696,35 +547,17 @@ class _Replay:
                     )
                 )
 
-    def _bear_off_win(self, g: _GameState, side: int, after: Position) -> None:
-        loser = after.mover  # the loser's board in its own numbering
-        loser_off = after.checkers - sum(loser)
-        back = any(loser[p] for p in range(19, 26))
-        rt = result_type(loser_off, back)
-        g.over = True
-        g.winner = side
-        g.end = "normal"
-        g.result = rt
-        value = g.cube.scoring_value(crawford_game=g.crawford, rules=self.rules)
-        g.points = game_points(
-            rt, value, rules=self.rules, cube_used=g.cube.used, length=self.length
-        )
-        g.jacoby_applied = jacoby_reduces(
-            rt, rules=self.rules, cube_used=g.cube.used, length=self.length
-        )
-
     def _hidden(self, g: _GameState, a: HiddenPlay) -> None:
-        if g.over:
-            self.add("P003", "a hidden play after the game was over", a.span, g)
+        if self._after_over(g, "a hidden play", a.span):
             return
-        self._turn_order(g, a.side, a.span, "a roll")
-        g.last_roller = a.side
+        self._turn_order(g, a.side, a.span)
+        g.game.last_roller = a.side
         self.add("P007", f"the play of {_fmt_dice(a.dice)} is not shown ({a.text})", a.span, g)
         self._record_turn(g, a.side, "hidden", a.span, a.dice, (), a.text, None)
         g.plays += 1
         g.hidden = True
         # The board after it is not known: later plays of the game cannot be checked.
-        g.board_unknown = True
+        g.game.board_known = False
 
     def _illegal_dump(self, g: _GameState, a: IllegalPlay) -> None:
         self.add(
@@ -734,132 +567,96 @@ class _Replay:
             a.span,
             g,
         )
-        board = _snowie_board(a.fields)
-        g.last_roller = a.side
+        game = g.game
+        game.last_roller = a.side
         g.plays += 1
-        if board is None:
-            g.board_unknown = True
+        if a.board is None:
+            game.board_known = False
             return
-        on_roll, mover, opponent = board
         try:
-            pos = Position(mover, opponent, self.rules.checkers).ensure_valid()
+            # The dump shows the board with the other side to play next.
+            game.set_board(a.board[0], a.board[1], 1 - a.side)
         except PositionError:
-            g.board_unknown = True
-            return
-        # The dump shows the board with `on_roll` to play next.
-        side_next = 1 - a.side if on_roll is None else on_roll
-        g.pos, g.pos_side, g.board_unknown = pos, side_next, False
+            game.board_known = False
 
     def _set_position(
         self, g: _GameState, a: SetPosition, actions: tuple[Action, ...], i: int
     ) -> None:
         """A set-up inside a game: a board (XG `; Set Pos=`, SGF AE/AB/AW), the cube, the side
         on roll or dice (SGF PL/DI, CV, CP), in any combination."""
-        if a.cube_value is not None:
-            g.cube = CubeState(
-                value=a.cube_value,
-                owner=a.cube_owner if a.cube_owner is not None else g.cube.owner,
-                used=g.cube.used or a.cube_value > 1,
-                enabled=g.cube.enabled,
-            )
-        elif a.cube_owner is not None:
-            g.cube = CubeState(
-                value=g.cube.value, owner=a.cube_owner, used=g.cube.used, enabled=g.cube.enabled
-            )
+        game = g.game
+        game.set_cube(a.cube_value, a.cube_owner)
         boards = a.boards
         if boards is None and a.text.lstrip(";# ").lower().startswith("set"):
-            boards = _xg_set_pos(a.text)
-            if boards is None:
-                self.add(
-                    "S006",
-                    "cannot read the set-up position; the moves after it are not checked",
-                    a.span,
-                    g,
-                    severity=Severity.WARNING,
-                )
-                g.board_unknown = True
-                return
-        side = a.side_on_roll if a.side_on_roll is not None else g.pos_side
-        if boards is not None:
-            try:
-                pos = Position(boards[side], boards[1 - side], self.rules.checkers).ensure_valid()
-            except PositionError as exc:
-                self.add("S006", f"set-up position is not valid: {exc}", a.span, g)
-                g.board_unknown = True
-                return
-            g.pos, g.pos_side, g.board_unknown = pos, side, False
-        elif a.side_on_roll is not None:
-            self._to_side(g, side)
-        if a.dice is not None and a.side_on_roll is not None and self._ends_after(actions, i):
-            # Dice set and nothing played before the game ends: rolled, then resigned.
+            # The reader could not read the board of its `Set Pos` line.
             self.add(
-                "P007",
-                f"{_fmt_dice(a.dice)} rolled and no play shown before the game ended "
-                "(a resignation after rolling)",
+                "S006",
+                "cannot read the set-up position; the moves after it are not checked",
                 a.span,
                 g,
+                severity=Severity.WARNING,
             )
-            self._record_turn(g, side, "hidden", a.span, a.dice, (), "", None)
-            g.last_roller = side
+            game.board_known = False
+            return
+        side = a.side_on_roll if a.side_on_roll is not None else game.side
+        if boards is not None:
+            try:
+                game.set_board(boards[side], boards[1 - side], side)
+            except PositionError as exc:
+                self.add("S006", f"set-up position is not valid: {exc}", a.span, g)
+                game.board_known = False
+                return
+        elif a.side_on_roll is not None:
+            game.board(side)
+        if a.dice is not None and a.side_on_roll is not None and _ends_after(actions, i):
+            # Dice set and nothing played before the game ends: rolled, then resigned.
+            self._rolled_then_resigned(g, side, a.dice, a.span)
+            game.last_roller = side
 
     # --- cube --------------------------------------------------------------------------------
 
-    def _cube_error(self, g: _GameState, exc: CubeError, span: Span) -> None:
-        code = _CUBE_CODES.get(exc.code, "C001")
-        if exc.code == "crawford-game" and self.crawford_assumed:
+    def _cube_error(self, g: _GameState, v: Verdict, span: Span) -> None:
+        code = _CUBE_CODES.get(v.reason, "C001")
+        if v.reason == "crawford-game" and self.crawford_assumed:
             # Match play uses the Crawford rule unless the record or the user says otherwise
             # (every seed rule sheet; GNU Backgammon and eXtreme Gammon default to it), so this
             # is an error under the default rules. The record does not name the rule (GNU's
             # .mat export cannot): the message says it was assumed and how to turn it off.
             message = (
-                f"{exc.message} (the Crawford rule is assumed: the record does not say; "
-                f"validate with --no-crawford if the match was played without it) [{exc.code}]"
+                f"{v.message} (the Crawford rule is assumed: the record does not say; "
+                f"validate with --no-crawford if the match was played without it) [{v.reason}]"
             )
-            self.add(code, message, span, g, reason=exc.code)
+            self.add(code, message, span, g, reason=v.reason)
             return
-        self.add(code, f"{exc.message} [{exc.code}]", span, g, reason=exc.code)
+        self.add(code, f"{v.message} [{v.reason}]", span, g, reason=v.reason)
 
     def _double(self, g: _GameState, a: Double) -> None:
+        game = g.game
         side = a.side
-        if g.over:
-            self.add("P003", f"a double after the game was over (to {a.value})", a.span, g)
+        if self._after_over(g, "a double", a.span, f" (to {a.value})"):
             return
-        before = g.cube
-        on_roll = g.last_roller is None or g.last_roller != side
-        scores = g.score
-        if g.cube.pending is not None and g.cube.pending.doubler != side:
+        if game.answering(side):
             # A double by the doubled side is a beaver (SGF writes it so).
             self._beaver(g, Beaver(side, a.value, a.span))
             return
-        try:
-            g.cube = g.cube.offer(
-                side,
-                rules=self.rules,
-                length=self.length,
-                scores=scores,
-                on_roll=on_roll,
-                crawford_game=g.crawford,
-                post_crawford=g.post_crawford,
-                rolls=(g.rolls[0], g.rolls[1]),
-            )
-        except CubeError as exc:
-            self._cube_error(g, exc, a.span)
-            if exc.recorded is not None:
-                g.cube = exc.recorded
+        before = game.cube
+        for v in game.double(side, a.value):
+            if v.reason == "wrong-value":
+                self.add(
+                    "C005",
+                    f"'Doubles => {a.value}', but the cube is at {before.value}: {v.message}",
+                    a.span,
+                    g,
+                )
+            elif v.reason == "dead-cube-offered":
+                self.add("C006", v.message, a.span, g)
+            else:
+                self._cube_error(g, v, a.span)
         g.doubles += 1
-        expected = 2 * before.value
-        if a.value and a.value != expected:
-            self.add(
-                "C005",
-                f"'Doubles => {a.value}', but the cube is at {before.value}: a double is to "
-                f"{expected}",
-                a.span,
-                g,
-            )
-        if self.length > 0 and is_dead_cube(expected, scores, self.length):
-            self.add("C006", f"a cube of {expected} is dead at this score", a.span, g)
         self._record_turn(g, side, "double", a.span, None, (), "", None, cube=before)
-        g.cube_actions.append(self._cube_row(g, side, before.value, expected, a.span, "double"))
+        g.cube_actions.append(
+            self._cube_row(g, side, before.value, 2 * before.value, a.span, "double")
+        )
 
     def _cube_row(
         self, g: _GameState, side: int, before: int, after_value: int, span: Span, offer: str
@@ -887,83 +684,52 @@ class _Replay:
             g.cube_actions[-1][5] = response
 
     def _take(self, g: _GameState, a: Take) -> None:
-        if g.over:
-            self.add("P003", "a take after the game was over", a.span, g)
+        if self._after_over(g, "a take", a.span):
             return
-        before = g.cube
-        try:
-            g.cube = g.cube.take(a.side)
-        except CubeError as exc:
-            self._cube_error(g, exc, a.span)
-            if exc.recorded is not None:
-                g.cube = exc.recorded
+        before = g.game.cube
+        for v in g.game.take(a.side):
+            self._cube_error(g, v, a.span)
             return
         g.takes += 1
         self._record_turn(g, a.side, "take", a.span, None, (), "", None, cube=before)
         self._answer(g, "take")
 
     def _drop(self, g: _GameState, a: Drop) -> None:
-        if g.over:
-            self.add("P003", "a drop after the game was over", a.span, g)
+        if self._after_over(g, "a drop", a.span):
             return
-        before = g.cube
-        try:
-            points = g.cube.drop(a.side)
-        except CubeError as exc:
-            self._cube_error(g, exc, a.span)
+        before = g.game.cube
+        for v in g.game.drop(a.side):
+            self._cube_error(g, v, a.span)
             return
         g.drops += 1
         self._record_turn(g, a.side, "drop", a.span, None, (), "", None, cube=before)
         self._answer(g, "drop")
-        assert before.pending is not None
-        g.over = True
-        g.winner = before.pending.doubler
-        g.end = "drop"
-        g.result = None  # a drop is never a gammon: no result type, as GNU reports it
-        value = points
-        if g.crawford and self.rules.crawford_double == "void":
-            value = 1
-        g.points = value
-        g.drop_value = value
 
     def _beaver(self, g: _GameState, a: Beaver | Raccoon) -> None:
-        if g.over:
-            self.add("P003", "a beaver after the game was over", a.span, g)
+        if self._after_over(g, "a beaver", a.span):
             return
-        before = g.cube
-        try:
-            g.cube = g.cube.beaver(a.side, rules=self.rules, length=self.length)
-        except CubeError as exc:
-            self._cube_error(g, exc, a.span)
-            if exc.recorded is None:
+        game = g.game
+        before = game.cube
+        for v in game.beaver(a.side, a.value):
+            if v.reason == "wrong-value":
+                self.add("C005", f"'Beavers => {a.value}', but {v.message}", a.span, g)
+                continue
+            self._cube_error(g, v, a.span)
+            if not v.stands:
                 return
-            g.cube = exc.recorded
         # A beaver is not a double (counted apart), though it makes an offer like one.
         g.beavers += 1
         pending = before.pending
         taken = pending.value if pending else before.value
-        expected = 2 * taken
-        if a.value and a.value != expected:
-            self.add(
-                "C005",
-                f"'Beavers => {a.value}', but a beaver here makes the cube {expected}",
-                a.span,
-                g,
-            )
         kind = "raccoon" if isinstance(a, Raccoon) or before.beavers else "beaver"
         self._answer(g, kind)
         self._record_turn(g, a.side, kind, a.span, None, (), "", None, cube=before)
         # The beaverer's offer starts from the cube it has just taken (a beaver to 4 offers 4
         # on a cube of 2), so each `Beavers => N` is filed at its own level.
-        offered = g.cube.pending.value if g.cube.pending else 0
+        offered = game.cube.pending.value if game.cube.pending else 0
         g.cube_actions.append(self._cube_row(g, a.side, taken, offered, a.span, kind))
 
     # --- results -----------------------------------------------------------------------------
-
-    def _needed(self, g: _GameState, side: int) -> int | None:
-        if self.length == 0:
-            return None
-        return max(self.length - g.score[side], 0)
 
     def _win(self, g: _GameState, a: Win) -> None:
         if g.win_seen:
@@ -982,34 +748,30 @@ class _Replay:
             )
             return
         side = a.side
-        rules = self.rules
-        if g.over:
-            winner = g.winner
+        game = g.game
+        if game.over:
+            winner = game.winner
             assert winner is not None
             if side != winner:
                 self.add(
                     "R005",
                     f"'Wins {a.points}' stands in side {side}'s column, but side {winner} won "
-                    f"the game ({g.end})",
+                    f"the game ({game.end})",
                     a.span,
                     g,
                     severity=Severity.WARNING,
                 )
-            end: Literal["bearoff", "drop"] = "bearoff" if g.end == "normal" else "drop"
-            cube = (
-                g.drop_value
-                if g.end == "drop"
-                else g.cube.scoring_value(crawford_game=g.crawford, rules=rules)
-            )
             points = a.points
             confirmed = True  # by the next score line, where it bears on the Jacoby rule
-            if end == "bearoff" and self.length == 0 and g.result != "single" and not g.cube.used:
+            if game.end == "normal" and jacoby_eligible(
+                game.result, cube_used=game.cube.used, length=self.length
+            ):
                 # A money gammon with the cube never turned is worth what the Jacoby rule says,
                 # and GNU writes its 'Wins' line without the rule while its running score keeps
                 # it: where the next score line counts the game as a single, that is the value.
                 scored = self._scored_points(g, winner)
                 confirmed = scored is not None
-                if scored is not None and scored != points and scored == cube:
+                if scored is not None and scored != points and scored == game.scoring_value():
                     self.jacoby_scored += 1
                     self.add(
                         "R010",
@@ -1021,64 +783,31 @@ class _Replay:
                         severity=Severity.INFO,
                     )
                     points = scored
-            verdict = explain_win_points(
-                points,
-                cube=cube,
-                end=end,
-                rules=rules,
-                cube_used=g.cube.used,
-                length=self.length,
-                result=g.result if end == "bearoff" else None,  # type: ignore[arg-type]
-                needed=self._needed(g, winner),
-            )
-            self._judge(g, a, verdict, winner, points, confirmed=confirmed)
+            self._judge(g, a, game.judge_points(points, winner), winner, points, confirmed)
             return
         # The game had not ended: the other side resigned (or the game was forfeited).
-        if g.cube.pending is not None:
+        pending = game.cube.pending
+        if pending is not None and side == pending.doubler:
             # A double left open and then 'Wins': the doubled side gave up (a drop unwritten).
-            pending = g.cube.pending
-            if side == pending.doubler:
-                g.over, g.winner, g.end, g.result = True, side, "drop", None
-                g.points = g.cube.value
-                g.drop_value = g.points
-                self._answer(g, "drop")
-                g.drops += 1
-                verdict = explain_win_points(
-                    a.points,
-                    cube=g.points,
-                    end="drop",
-                    rules=rules,
-                    cube_used=g.cube.used,
-                    length=self.length,
-                    needed=self._needed(g, side),
-                )
-                self._judge(g, a, verdict, side)
-                return
-        cube = g.cube.scoring_value(crawford_game=g.crawford, rules=rules)
-        level = g.resign_level if g.resign_side in (None, 1 - side) else None
-        verdict = explain_win_points(
-            a.points,
-            cube=cube,
-            end="resign",
-            rules=rules,
-            cube_used=g.cube.used,
-            length=self.length,
-            level=level,
-            needed=self._needed(g, side),
-        )
-        g.over, g.winner, g.end = True, side, "resign"
-        g.resign_level = verdict.level or level
-        g.result = _LEVEL_RESULT.get(g.resign_level or 0)
+            game.dropped_unwritten(side)
+            self._answer(g, "drop")
+            g.drops += 1
+            self._judge(g, a, game.judge_points(a.points, side), side)
+            return
+        level = game.level_offered_to(side)
+        verdict = game.judge_points(a.points, side)
+        game.resigned(side, verdict.level or level, 0)
         self._judge(g, a, verdict, side)
 
     def _scored_points(self, g: _GameState, winner: int) -> int | None:
         """The points the next game's score line gives this game's winner (the loser's score
         unchanged), or None where it says nothing clear."""
         nxt = self.next_game
+        score = g.game.score
         if nxt is None or min(nxt.score) < 0:
             return None
-        gained = nxt.score[winner] - g.score[winner]
-        if nxt.score[1 - winner] != g.score[1 - winner] or gained <= 0:
+        gained = nxt.score[winner] - score[winner]
+        if nxt.score[1 - winner] != score[1 - winner] or gained <= 0:
             return None
         return gained
 
@@ -1086,24 +815,23 @@ class _Replay:
         self,
         g: _GameState,
         a: Win,
-        verdict: Any,
+        verdict: WinPoints,
         winner: int,
         points: int | None = None,
-        *,
         confirmed: bool = True,
     ) -> None:
         """Score the game by the verdict on its 'Wins' line (`points` where the next score line
         corrected it; `confirmed`: a score line follows to bear the value out)."""
+        game = g.game
         written = a.points if points is None else points
         code = verdict.code
         if code in ("consistent", "resignation"):
-            g.points = written if g.end == "resign" else g.points
+            if game.end == "resign":
+                game.points = written
             if (
                 code == "consistent"
-                and g.end == "normal"
-                and g.result != "single"
-                and not g.cube.used
-                and self.length == 0
+                and game.end == "normal"
+                and jacoby_eligible(game.result, cube_used=game.cube.used, length=self.length)
             ):
                 if confirmed:
                     self.jacoby_against += 1
@@ -1112,32 +840,28 @@ class _Replay:
             return
         if code == "jacoby-inferred":
             self.jacoby_support += 1
-            g.points = written
+            game.points = written
             self.add("R010", verdict.message, a.span, g, severity=Severity.INFO)
             return
         if code == "jacoby-not-applied":
             # GNU scores resignations without the Jacoby rule: score as written. A game
             # played out is scored by the rule (GNU writes its 'Wins' line without it).
-            if g.end != "normal":
-                g.points = written
+            if game.end != "normal":
+                game.points = written
             self.add("R001", verdict.message, a.span, g, severity=Severity.INFO)
             return
         if code == "capped":
-            g.points = a.points
+            game.points = a.points
             self.add("R008", verdict.message, a.span, g)
             return
         if code == "studio-1004":
-            if verdict.expected is not None:
-                g.points = verdict.expected
-            else:
-                g.points = g.cube.value
+            game.points = verdict.expected if verdict.expected is not None else game.cube.value
             self.add("R009", verdict.message, a.span, g)
             return
-        needed = self._needed(g, winner)
-        if g.end == "resign" and needed is not None and a.points >= needed > 0:
+        needed = game.needed(winner)
+        if game.end == "resign" and needed is not None and a.points >= needed > 0:
             # More than any resignation is worth, exactly what ends the match: a forfeit.
-            g.points = a.points
-            g.end = "resign"
+            game.points = a.points
             self.add(
                 "R011",
                 f"'Wins {a.points}' with the game unfinished gives side {winner} the match: "
@@ -1147,15 +871,13 @@ class _Replay:
             )
             return
         self.add("R001", verdict.message, a.span, g)
-        if g.end == "resign":
+        if game.end == "resign":
             # Score what the record says: the replay follows the record.
-            g.points = a.points
+            game.points = a.points
 
     def _loss(self, g: _GameState, a: Loss) -> None:
         # Backgammon Galaxy mirrors the result in the loser's column; check it agrees.
-        if not g.over:
-            return
-        if a.side == g.winner:
+        if g.game.over and a.side == g.game.winner:
             self.add(
                 "R012",
                 f"'Losses {a.points}' stands in the winner's column",
@@ -1166,62 +888,60 @@ class _Replay:
 
     # --- end of game -------------------------------------------------------------------------
 
-    def _finish(self, g: _GameState, game: Game) -> None:
-        if g.cube.pending is not None and not g.over:
+    def _finish(self, g: _GameState, record: GameRecord) -> None:
+        game = g.game
+        if game.over:
+            return
+        if game.cube.pending is not None:
             self.add(
                 "C003",
-                f"the double to {g.cube.pending.value} is never answered",
-                game.span,
+                f"the double to {game.cube.pending.value} is never answered",
+                record.span,
                 g,
             )
-        if not g.over:
-            if g.hidden:
-                return
-            if game.actions:
-                self.add(
-                    "R006",
-                    f"game {game.number} ends without a result (unfinished or cut short)",
-                    game.span,
-                    g,
-                )
+        if not g.hidden and record.actions:
+            self.add(
+                "R006",
+                f"game {record.number} ends without a result (unfinished or cut short)",
+                record.span,
+                g,
+            )
 
-    def _verified(self, g: _GameState, game: Game) -> VerifiedGame:
-        final_pos = g.pos
-        final_side = g.pos_side
+    def _verified(self, g: _GameState, record: GameRecord) -> VerifiedGame:
+        game = g.game
         try:
-            final_pid = final_pos.position_id()
+            final_pid = game.position.position_id()
         except PositionError:
             final_pid = ""
-        cube = g.cube
+        cube = game.cube
         owner = cube.owner if cube.owner in (0, 1) else -1
+        won = game.winner is not None
         cube_actions = tuple(self._cube_action(g, row) for row in g.cube_actions)
         match_id = final_match_id(
             length=self.length,
-            score=_add(g.score, g.winner, g.points) if g.winner is not None else g.score,
+            score=game.score_after(),
             cube=cube.value,
             cube_owner=owner,
-            on_roll=final_side,
-            winner=g.winner,
-            end=g.end,
-            crawford=g.crawford,
-            resign_level=g.resign_level,
+            on_roll=game.side,
+            winner=game.winner,
+            end=game.end,
+            crawford=game.crawford,
+            resign_level=game.resign_level,
             jacoby=self.rules.jacoby,
         )
         return VerifiedGame(
-            number=game.number,
-            score_before=g.score,
-            score_written=game.score,
-            winner=g.winner,
-            points=g.points if g.winner is not None else 0,
-            end=g.end,
+            number=record.number,
+            score_before=game.score,
+            score_written=record.score,
+            winner=game.winner,
+            points=game.points if won else 0,
+            end=game.end,
             # As scored (as GNU reports it): a gammon the Jacoby rule made a single is a single;
             # `jacoby_applied` keeps what the board showed.
-            result_type=(
-                ("single" if g.jacoby_applied else g.result) if g.winner is not None else None
-            ),
+            result_type=(("single" if game.jacoby_applied else game.result) if won else None),
             cube=cube.value,
             cube_owner=owner,
-            crawford=g.crawford,
+            crawford=game.crawford,
             plays=g.plays,
             doubles=g.doubles,
             takes=g.takes,
@@ -1233,20 +953,18 @@ class _Replay:
             line=g.line,
             turns=tuple(g.turns),
             cube_actions=cube_actions,
-            resign_level=g.resign_level if g.end == "resign" else None,
-            jacoby_applied=g.jacoby_applied,
-            post_crawford=g.post_crawford,
+            resign_level=game.resign_level if game.end == "resign" else None,
+            jacoby_applied=game.jacoby_applied,
+            post_crawford=game.post_crawford,
             n_turns=g.n_turns,
         )
 
     def _cube_action(self, g: _GameState, row: list[Any]) -> CubeAction:
         turn, doubler, before, after, pid, response, mid, pips, span, race, offer = row
+        game = g.game
         result = None
-        if g.winner is not None:
-            result = g.points if g.winner == doubler else -g.points
-        away = None
-        if self.length:
-            away = (self.length - g.score[doubler], self.length - g.score[1 - doubler])
+        if game.winner is not None:
+            result = game.points if game.winner == doubler else -game.points
         return CubeAction(
             game=g.number,
             turn=turn,
@@ -1257,9 +975,9 @@ class _Replay:
             position_id=pid,
             match_id=mid,
             pips=pips,
-            score=g.score,
-            away=away,
-            crawford=g.crawford,
+            score=game.score,
+            away=game.away(doubler),
+            crawford=game.crawford,
             line=span.line,
             column=span.column,
             doubler_result=result,
@@ -1288,12 +1006,13 @@ class _Replay:
         g.n_turns += 1
         if not self.keep_turns:
             return
+        game = g.game
         if pos is None:
-            pos = self._to_side(g, side) if kind in ("double", "play", "dance", "hidden") else None
-        c = cube or g.cube
+            pos = game.board(side) if kind in ("double", "play", "dance", "hidden") else None
+        c = cube or game.cube
         if pos is None:
             # A take, drop or beaver: the board as the doubler left it, the answerer deciding.
-            doubler_pos = g.pos if g.pos_side == 1 - side else g.pos.swap()
+            doubler_pos = game.position if game.side == 1 - side else game.position.swap()
             pos_for_id = doubler_pos
             on_roll = 1 - side
         else:
@@ -1313,12 +1032,12 @@ class _Replay:
         if base is None:
             base = g.match_keys[key] = _match_key(
                 self.length,
-                g.score,
+                game.score,
                 c.value,
                 owner,
                 on_roll,
                 side,
-                g.crawford,
+                game.crawford,
                 1,
                 offered,
                 0,
@@ -1327,9 +1046,7 @@ class _Replay:
         mid = _with_dice(
             base, dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
         )
-        away = None
-        if self.length:
-            away = (self.length - g.score[side], self.length - g.score[1 - side])
+        away = game.away(side)
         text, hits = _play_info(steps)
         # Built from a tuple of its fields: the named tuple's generated __new__ is interpreted
         # code even where bgparse is compiled.
@@ -1355,41 +1072,17 @@ class _Replay:
                     owner,
                     legal,
                     None,
-                    g.score,
+                    game.score,
                     away,
-                    g.crawford,
+                    game.crawford,
                     race,
                 ),
             ),
         )
 
 
-def _without_placeholders(moves: tuple[Move, ...]) -> tuple[Move, ...]:
-    """Some archives write `0/0` for a die that could not be played (`21: 2/0 0/0`): a
-    placeholder, not a move."""
-    return tuple(m for m in moves if m.points != (0, 0))
-
-
 def _has_stars(record: MatchRecord) -> bool:
     return any(True in m.hits for _, a in record.iter_actions() if type(a) is Roll for m in a.moves)
-
-
-def _star_slips(res: Any) -> list[tuple[int, int, str]]:
-    """A play's hit-star mismatches that are real slips. Producers star every move that lands
-    where the play hit (GNU: `6/1* 6/1*`; Studio: `13/7*(2)`), not only the checker that hit,
-    so a star is right wherever the play hit."""
-    hit_points = {s[1] for s in res.steps if s[2]}
-    return [
-        m for m in res.hit_star_mismatch if not (m[2] == "star-without-hit" and m[1] in hit_points)
-    ]
-
-
-def _add(score: tuple[int, int], winner: int | None, points: int) -> tuple[int, int]:
-    if winner == 0:
-        return (score[0] + points, score[1])
-    if winner == 1:
-        return (score[0], score[1] + points)
-    return score
 
 
 def _fmt_dice(dice: tuple[int, int]) -> str:
@@ -1405,6 +1098,19 @@ def _written(a: Roll | CannotMove) -> str:
         return "Cannot Move"
     assert isinstance(a, Roll)
     return a.text or " ".join(m.notation() for m in a.moves)
+
+
+def _ends_after(actions: tuple[Action, ...], i: int) -> bool:
+    """Whether the game ends after action i with no other play: a result, a resignation, or
+    the end of the record."""
+    for k in range(i + 1, len(actions)):
+        t = type(actions[k])
+        if t is Win or t is Loss or t is Resign:
+            return True
+        if t is Comment:
+            continue
+        return False
+    return True  # the record stops here: nothing follows the roll
 
 
 @lru_cache(maxsize=1 << 15)
@@ -1459,44 +1165,3 @@ def _match_key(
     except IdError:
         return -1
     return int.from_bytes(b64decode(text), "little")
-
-
-def _xg_set_pos(text: str) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The boards of an XG `; Set Pos=<26-char board>/<cube>` line: side 0 (left column, the
-    uppercase checkers, as bg-db found in real files) and side 1, each in its own numbering."""
-    start = text.find("=")
-    if start < 0:
-        return None
-    board = text[start + 1 :].split("/", 1)[0].strip()
-    try:
-        return decode_xgid_board(board)
-    except (IdError, PositionError, ValueError):
-        return None
-
-
-def _snowie_board(
-    fields: tuple[str, ...],
-) -> tuple[int | None, tuple[int, ...], tuple[int, ...]] | None:
-    """The board of a Snowie 40-field dump (formats.md §5.4), which shows the position for the
-    player to roll NEXT (named first), with that player's next dice in fields 38-39. Fields
-    13-36 are that player's points 1-24 (+ its checkers, - the opponent's), 37 its bar and 12
-    the opponent's bar (checked on real dumps: both sides then hold 15 checkers). Returns
-    (None, roller's board, opponent's board), or None if the fields do not read."""
-    if len(fields) < 38:
-        return None
-    try:
-        vals = [int(f.strip() or 0) for f in fields[12:38]]
-    except ValueError:
-        return None
-    mover = [0] * 26
-    opponent = [0] * 26
-    opponent[25] = abs(vals[0])
-    mover[25] = abs(vals[25])
-    for i in range(24):
-        v = vals[1 + i]
-        p = i + 1
-        if v > 0:
-            mover[p] = v
-        elif v < 0:
-            opponent[25 - p] = -v
-    return None, tuple(mover), tuple(opponent)
