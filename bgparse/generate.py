@@ -1,12 +1,13 @@
 """The match generator: random legal self-play, deterministic for a seed, as verified matches that
 the writers turn into `.mat` or SGF files (test corpora, benchmarks, sample files).
 
-Every play comes from the rules engine's `legal_plays`; cube actions from `CubeState`; scores
-from the rules' scoring and `MatchState`. The policy is simple on purpose, but it makes games
-with what records hold: hits and entries from the bar (it prefers hitting and making points),
-closed boards, bear-offs, gammons, doubles with takes and drops (by the pip count), beavers and
-raccoons in money play, no double in the Crawford game, and now and then a resignation, before
-rolling or after (a roll not played, as GNU records one).
+Every play comes from the rules engine's `legal_plays`; the game (board, cube, score, how it
+ended) is the rules' `Game`, which the replay drives too, and the match `MatchState`. The
+policy is simple on purpose, but it makes games with what records hold: hits and entries from
+the bar (it prefers hitting and making points), closed boards, bear-offs, gammons, doubles with
+takes and drops (by the pip count), beavers and raccoons in money play, no double in the
+Crawford game, and now and then a resignation, before rolling or after (a roll not played, as
+GNU records one).
 
 What a generated match leaves out, for speed: the per-turn Position and Match IDs (empty strings,
 as are the cube actions' IDs); replaying the written file gives them. The final Position and
@@ -23,16 +24,13 @@ from bgparse.events import MatchInfo
 from bgparse.rules import (
     CubeState,
     MatchState,
-    Position,
     RuleSet,
     final_match_id,
     format_play,
-    game_points,
     legal_plays,
-    result_type,
 )
-from bgparse.rules.cube import is_dead_cube
-from bgparse.rules.scoring import jacoby_reduces, resignation_points
+from bgparse.rules.game import Game, Verdict
+from bgparse.rules.scoring import jacoby_applies
 from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
 __all__ = ["NAMES", "GeneratorPolicy", "generate_match", "generate_matches"]
@@ -130,10 +128,7 @@ def generate_match(
     number = 0
     while not state.is_over and (length > 0 or number < (games or 0)):
         number += 1
-        flags = state.start_game()
-        game = _Game(
-            rng, policy, rules, length, state.scores, flags.crawford, flags.post_crawford, number
-        ).play()
+        game = _Game(rng, policy, Game.next_of(state, rules), number).play()
         played.append(game)
         assert game.winner is not None
         state = state.finish_game(game.winner, game.points)
@@ -166,48 +161,20 @@ class _CubeRow:
 
 
 class _Game:
-    """One game of self-play; the mutable state lives here."""
+    """One game of self-play: the policy's choices, driving the rules' `Game` (which holds the
+    board, cube, score and end), and the rows the verified game is made of."""
 
     def __init__(
-        self,
-        rng: random.Random,
-        policy: GeneratorPolicy,
-        rules: RuleSet,
-        length: int,
-        score: tuple[int, int],
-        crawford: bool,
-        post_crawford: bool,
-        number: int,
+        self, rng: random.Random, policy: GeneratorPolicy, game: Game, number: int
     ) -> None:
         self.rng = rng
         self.policy = policy
-        self.rules = rules
-        self.length = length
-        self.score = score
-        self.crawford = crawford
+        self.game = game
+        self.rules = game.rules
         self.number = number
-        self.post_crawford = post_crawford
-        self.pos = Position.initial(rules.variant)  # from the view of `view`
-        self.view = 0
-        self.cube = CubeState.new_game(rules)
         self.turns: list[Turn] = []
         self.cube_rows: list[_CubeRow] = []
         self.counts = {"plays": 0, "dances": 0, "doubles": 0, "takes": 0, "drops": 0, "beavers": 0}
-        self.rolls = [0, 0]
-
-    # --- helpers ---------------------------------------------------------------------------
-
-    def board_of(self, side: int) -> Position:
-        """The board from `side`'s view (its checkers as the mover's)."""
-        if self.view != side:
-            self.pos = self.pos.swap()
-            self.view = side
-        return self.pos
-
-    def away(self, side: int) -> tuple[int, int] | None:
-        if not self.length:
-            return None
-        return (self.length - self.score[side], self.length - self.score[1 - side])
 
     def turn(
         self,
@@ -220,7 +187,8 @@ class _Game:
         cube: CubeState | None = None,
         pips: tuple[int, int] = (0, 0),
     ) -> None:
-        c = cube or self.cube
+        game = self.game
+        c = cube or game.cube
         self.turns.append(
             Turn(
                 game=self.number,
@@ -241,9 +209,9 @@ class _Game:
                 cube_owner=c.owner if c.owner in (0, 1) else -1,
                 legal=True if kind in ("play", "dance") else None,
                 n_legal=n_legal,
-                score=self.score,
-                away=self.away(side),
-                crawford=self.crawford,
+                score=game.score,
+                away=game.away(side),
+                crawford=game.crawford,
             )
         )
 
@@ -258,26 +226,23 @@ class _Game:
                 break
         side = 0 if d0 > d1 else 1
         dice = (max(d0, d1), min(d0, d1))
-        end: tuple[int, str, int, str | None, int | None] | None = None
         for _ in range(_MAX_TURNS):
-            if self.turns:  # no cube action or resignation before the opening roll
-                end = self.before_roll(side)
-                if end is not None:
-                    break
+            # No cube action or resignation before the opening roll.
+            if self.turns and self.before_roll(side):
+                break
+            if self.turns:
                 dice = (rng.randint(1, 6), rng.randint(1, 6))
-            end = self.roll(side, dice)
-            if end is not None:
+            if self.roll(side, dice):
                 break
             side = 1 - side
         else:  # pragma: no cover - random legal play always ends a game long before this
             raise RuntimeError("a generated game did not end")
-        assert end is not None
-        return self.finish(*end)
+        return self.finish()
 
-    def before_roll(self, side: int) -> tuple[int, str, int, str | None, int | None] | None:
-        """A resignation or a double (and its answer) before `side` rolls; the game's end if
-        either ends it."""
-        pos = self.board_of(side)
+    def before_roll(self, side: int) -> bool:
+        """A resignation or a double (and its answer) before `side` rolls; True if either
+        ends the game."""
+        pos = self.game.board(side)
         mine, theirs = pos.pips()
         policy = self.policy
         rng = self.rng
@@ -287,46 +252,27 @@ class _Game:
             and rng.random() < policy.resign_rate
             and rng.random() >= policy.resign_after_roll
         ):
-            return self.resign(side)
-        if self.may_double(side):
+            self.resign(side)
+            return True
+        if self.game.may_double(side):
             lead = theirs - mine
             wants = (
                 lead > max(8.0, policy.double_lead * mine) and rng.random() < policy.double_rate
             ) or rng.random() < policy.random_double
             if wants:
                 return self.double(side, lead, mine)
-        return None
+        return False
 
-    def may_double(self, side: int) -> bool:
-        cube = self.cube
-        if not cube.enabled or (self.crawford and self.length):
-            return False
-        if cube.owner not in (-1, side):
-            return False
-        limit = self.rules.cube_limit
-        if limit is not None and 2 * cube.value > limit:
-            return False
-        # A cube past what either side needs changes nothing: no one doubles to it.
-        return not is_dead_cube(2 * cube.value, self.score, self.length)
-
-    def double(
-        self, side: int, lead: int, pips: int
-    ) -> tuple[int, str, int, str | None, int | None] | None:
+    def double(self, side: int, lead: int, pips: int) -> bool:
         """`side` doubles, ahead by `lead` pips with `pips` to go; the answer follows, with
-        beavers and raccoons (money play) while the rules allow and the pips invite them."""
+        beavers and raccoons (money play) while the rules allow and the pips invite them.
+        True if the double is dropped."""
         rng = self.rng
         policy = self.policy
+        game = self.game
         to_go = {side: pips, 1 - side: pips + lead}
-        before = self.cube
-        self.cube = before.offer(
-            side,
-            rules=self.rules,
-            length=self.length,
-            scores=self.score,
-            crawford_game=self.crawford,
-            post_crawford=self.post_crawford,
-            rolls=(self.rolls[0], self.rolls[1]),
-        )
+        before = game.cube
+        _legal(game.double(side))
         self.counts["doubles"] += 1
         self.turn(side, "double", cube=before, pips=(to_go[side], to_go[1 - side]))
         self.cube_rows.append(_CubeRow(len(self.turns) - 1, side, before.value, 2 * before.value))
@@ -335,47 +281,46 @@ class _Game:
             answerer = 1 - doubler
             ahead = to_go[doubler] - to_go[answerer]  # the answerer's lead in pips
             answer_pips = (to_go[answerer], to_go[doubler])
-            before = self.cube
+            before = game.cube
             rate = policy.raccoon_rate if before.beavers else policy.beaver_rate
             if (
-                self.length == 0
-                and before.beavers < self.rules.beavers
+                game.may_beaver(answerer)
                 and (ahead > 0 or before.beavers > 0)
                 and rng.random() < rate
             ):
-                self.cube = before.beaver(answerer, rules=self.rules, length=self.length)
+                _legal(game.beaver(answerer))
                 kind = "raccoon" if before.beavers else "beaver"
                 self.counts["beavers"] += 1
                 self.cube_rows[-1].response = kind
                 self.turn(answerer, kind, cube=before, pips=answer_pips)
-                pending = self.cube.pending
+                pending = game.cube.pending
                 assert pending is not None
                 self.cube_rows.append(
                     _CubeRow(
-                        len(self.turns) - 1, answerer, self.cube.value, pending.value, offer=kind
+                        len(self.turns) - 1, answerer, game.cube.value, pending.value, offer=kind
                     )
                 )
                 doubler = answerer
                 continue
             if -ahead > policy.drop_lead * to_go[doubler] + rng.uniform(-5.0, 5.0):
-                points = before.drop(answerer)
+                _legal(game.drop(answerer))
                 self.counts["drops"] += 1
                 self.cube_rows[-1].response = "drop"
                 self.turn(answerer, "drop", cube=before, pips=answer_pips)
-                return doubler, "drop", points, None, None
-            self.cube = before.take(answerer)
+                return True
+            _legal(game.take(answerer))
             self.counts["takes"] += 1
             self.cube_rows[-1].response = "take"
             self.turn(answerer, "take", cube=before, pips=answer_pips)
-            return None
+            return False
 
-    def roll(
-        self, side: int, dice: tuple[int, int]
-    ) -> tuple[int, str, int, str | None, int | None] | None:
+    def roll(self, side: int, dice: tuple[int, int]) -> bool:
+        """`side` rolls `dice` and plays (or resigns after rolling); True if the game ends."""
         rng = self.rng
-        pos = self.board_of(side)
+        game = self.game
+        pos = game.board(side)
         pips = pos.pips()
-        self.rolls[side] += 1
+        _legal(game.roll(side, dice))
         plays = legal_plays(pos, dice)
         n = len(plays)
         if (
@@ -388,8 +333,9 @@ class _Game:
             # so a reader cannot take the roll for a forced or impossible one).
             self.counts["plays"] += 1
             self.turn(side, "hidden", dice=dice, pips=pips)
-            self.pos, self.view = pos.swap(), 1 - side
-            return self.resign(side)
+            game.passed(side)
+            self.resign(side)
+            return True
         if n == 1:
             play = plays[0]
         elif rng.random() < self.policy.greedy:
@@ -401,59 +347,36 @@ class _Game:
         if not steps:
             self.counts["dances"] += 1
         self.turn(side, "play" if steps else "dance", dice=dice, steps=steps, n_legal=n, pips=pips)
-        after = play.after  # the other side on roll
-        self.pos, self.view = after, 1 - side
-        if sum(after.opponent) == 0:
-            loser = after.mover
-            off = after.checkers - sum(loser)
-            kind = result_type(off, any(loser[19:26]))
-            points = game_points(
-                kind,
-                self.cube.value,
-                rules=self.rules,
-                cube_used=self.cube.used,
-                length=self.length,
-            )
-            return side, "normal", points, kind, None
-        return None
+        return game.moved(side, play.after)
 
-    def resign(self, loser: int) -> tuple[int, str, int, str | None, int | None]:
+    def resign(self, loser: int) -> None:
         """`loser` gives the game up: a single game, or a gammon while it has borne nothing off
         (where the Jacoby rule would make a resigned gammon worth a single, always a single)."""
-        pos = self.board_of(loser)
+        game = self.game
+        pos = game.board(loser)
         level = 1
-        jacoby = self.rules.jacoby and self.length == 0 and not self.cube.used
+        jacoby = jacoby_applies(self.rules, cube_used=game.cube.used, length=game.length)
         if pos.off()[0] == 0 and not jacoby and self.rng.random() < 0.3:
             level = 2
-        points = resignation_points(
-            level,
-            self.cube.value,
-            rules=self.rules,
-            cube_used=self.cube.used,
-            length=self.length,
-        )
-        return 1 - loser, "resign", points, ("single", "gammon")[level - 1], level
+        game.resigned(1 - loser, level, game.resignation_value(level))
 
-    def finish(
-        self, winner: int, end: str, points: int, kind: str | None, level: int | None
-    ) -> VerifiedGame:
-        cube = self.cube
+    def finish(self) -> VerifiedGame:
+        game = self.game
+        winner = game.winner
+        assert winner is not None
+        points = game.points
+        cube = game.cube
         owner = cube.owner if cube.owner in (0, 1) else -1
-        score_after = (
-            (self.score[0] + points, self.score[1])
-            if winner == 0
-            else (self.score[0], self.score[1] + points)
-        )
         match_id = final_match_id(
-            length=self.length,
-            score=score_after,
+            length=game.length,
+            score=game.score_after(),
             cube=cube.value,
             cube_owner=owner,
-            on_roll=self.view,
+            on_roll=game.side,
             winner=winner,
-            end=end,
-            crawford=self.crawford,
-            resign_level=level,
+            end=game.end,
+            crawford=game.crawford,
+            resign_level=game.resign_level,
             jacoby=self.rules.jacoby,
         )
         actions = tuple(
@@ -469,9 +392,9 @@ class _Game:
                 position_id="",
                 match_id="",
                 pips=self.turns[row.turn].pips,
-                score=self.score,
-                away=self.away(row.doubler),
-                crawford=self.crawford,
+                score=game.score,
+                away=game.away(row.doubler),
+                crawford=game.crawford,
                 line=0,
                 column=0,
                 doubler_result=points if winner == row.doubler else -points,
@@ -482,37 +405,36 @@ class _Game:
         counts = self.counts
         return VerifiedGame(
             number=self.number,
-            score_before=self.score,
-            score_written=self.score,
+            score_before=game.score,
+            score_written=game.score,
             winner=winner,
             points=points,
-            end=end,
-            result_type=kind,
+            end=game.end,
+            result_type=game.result,
             cube=cube.value,
             cube_owner=owner,
-            crawford=self.crawford,
+            crawford=game.crawford,
             plays=counts["plays"],
             doubles=counts["doubles"],
             takes=counts["takes"],
             drops=counts["drops"],
             beavers=counts["beavers"],
             dances=counts["dances"],
-            final_position_id=self.pos.position_id(),
+            final_position_id=game.position.position_id(),
             final_match_id=match_id,
             line=0,
             turns=tuple(self.turns),
             cube_actions=actions,
-            resign_level=level,
-            post_crawford=self.post_crawford,
-            jacoby_applied=end == "normal"
-            and kind is not None
-            and jacoby_reduces(
-                kind,  # type: ignore[arg-type]
-                rules=self.rules,
-                cube_used=cube.used,
-                length=self.length,
-            ),
+            resign_level=game.resign_level,
+            post_crawford=game.post_crawford,
+            jacoby_applied=game.jacoby_applied,
         )
+
+
+def _legal(verdicts: tuple[Verdict, ...]) -> None:
+    """The policy only takes actions the rules allow: a verdict here is a bug."""
+    if verdicts:
+        raise AssertionError(f"the generator broke a rule: {verdicts[0].message}")
 
 
 def _score(board: tuple[int, ...], steps: tuple[tuple[int, int, bool], ...]) -> float:

@@ -17,6 +17,7 @@ from bgparse.findings import Severity
 from bgparse.generate import generate_match, generate_matches
 from bgparse.readers import iter_records
 from bgparse.replay import replay
+from bgparse.rules import RuleSet
 from bgparse.verified import VerifiedMatch
 from bgparse.writers import write_mat, write_sgf
 from tests.test_writers import assert_same, read_back
@@ -104,6 +105,31 @@ def test_any_seed_gives_a_legal_match_both_formats_keep(seed: int, length: int) 
     assert write_mat(generate_match(seed, length)) == write_mat(m)
     for via, text in (("mat", write_mat(m)), ("sgf", write_sgf(m))):
         assert_same(m, read_back(text, via), via)
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [RuleSet(beavers=3, cube_limit=8), RuleSet(beavers=3, raccoons=False)],
+    ids=["cube-limit-8", "no-raccoons"],
+)
+def test_money_sessions_keep_the_beaver_rules_they_are_played_under(rules: RuleSet) -> None:
+    # The generator once beavered past the cube limit and raccooned where the rules allow no
+    # raccoon (and failed): it asks the game whether a beaver is allowed.
+    matches = [generate_match(f"beavers:{i}", 0, games=4, rules=rules) for i in range(30)]
+    cubes = [g.cube for m in matches for g in m.games]
+    offers = Counter(c.offer for m in matches for g in m.games for c in g.cube_actions)
+    assert offers["beaver"] > 0
+    if rules.cube_limit is not None:
+        assert max(cubes) <= rules.cube_limit
+    if not rules.raccoons:
+        assert offers["raccoon"] == 0
+    for m in matches:
+        [rec] = iter_records(write_mat(m).encode(), "beavers.mat")
+        checked = replay(
+            rec,
+            {"beavers": rules.beavers, "raccoons": rules.raccoons, "cube_limit": rules.cube_limit},
+        )
+        assert [f.code for f in checked.findings if f.severity is Severity.ERROR] == []
 
 
 def test_generate_refuses_a_negative_length() -> None:

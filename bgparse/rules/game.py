@@ -195,6 +195,14 @@ class Game:
             return False
         return not is_dead_cube(2 * self.cube.value, self.score, self.length)
 
+    def may_beaver(self, side: int) -> bool:
+        """Whether `side`, doubled, may beaver (or raccoon) now under the rules."""
+        try:
+            self.cube.beaver(side, rules=self.rules, length=self.length)
+        except CubeError:
+            return False
+        return True
+
     def answering(self, side: int) -> bool:
         """Whether `side` must answer an offer (a double by it now is a beaver)."""
         pending = self.cube.pending
