@@ -27,7 +27,6 @@ from typing import Literal
 
 from bgparse.rules.cube import CubeError, CubeState, is_dead_cube
 from bgparse.rules.match import MatchState, points_away
-from bgparse.rules.moves import PlayCheck, WrittenPlay, verify_play
 from bgparse.rules.position import Position
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.scoring import (
@@ -40,6 +39,7 @@ from bgparse.rules.scoring import (
     resignation_points,
     result_type,
 )
+from bgparse.rules.verification import PlayCheck, WrittenPlay, verify_play
 
 __all__ = ["NO_VERDICT", "Game", "GameEnd", "Verdict"]
 
