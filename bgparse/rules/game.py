@@ -404,12 +404,19 @@ class Game:
     def _bear_off(self, side: int, after: Position) -> None:
         loser = after.mover  # the loser's board in its own numbering
         rt = result_type(after.checkers - sum(loser), any(loser[p] for p in range(19, 26)))
+        self.bore_off(side, rt)
+
+    def bore_off(self, winner: int, result: ResultType) -> None:
+        """The game ends with `winner` bearing off its last checker for a `result` (as the
+        board shows it): scored with the cube, the backgammon value and the Jacoby rule."""
         value = self.cube.scoring_value(crawford_game=self.crawford, rules=self.rules)
         cube_used = self.cube.used
-        points = game_points(rt, value, rules=self.rules, cube_used=cube_used, length=self.length)
-        self._end(side, "normal", rt, points)
+        points = game_points(
+            result, value, rules=self.rules, cube_used=cube_used, length=self.length
+        )
+        self._end(winner, "normal", result, points)
         self.jacoby_applied = jacoby_reduces(
-            rt, rules=self.rules, cube_used=cube_used, length=self.length
+            result, rules=self.rules, cube_used=cube_used, length=self.length
         )
 
     def offer_resignation(self, side: int | None, level: int | None) -> None:

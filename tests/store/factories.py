@@ -11,7 +11,8 @@ from typing import Any
 
 from bgparse.events import MatchInfo
 from bgparse.findings import Finding, SyntaxRecordError
-from bgparse.rules import Position
+from bgparse.rules import MatchState, Position, RuleSet
+from bgparse.rules.game import Game
 from bgparse.verified import CubeAction, ResolvedStep, Turn, VerifiedGame, VerifiedMatch
 
 START = "4HPwATDgc/ABMA"
@@ -93,19 +94,20 @@ def match(
     }
 
 
-_MULT = {"single": 1, "gammon": 2, "backgammon": 3}
+_LEVELS = {"single": 1, "gammon": 2, "backgammon": 3}
 
 
 def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
+    """The verified match of a spec. The game (cube, turn, score, Crawford, how it ended and
+    its points) is the rules' own `Game` and `MatchState`, driven by the spec's actions as the
+    replay drives them; positions, pips and plays are the spec's (they are not checked)."""
     length = spec["length"]
-    score = [0, 0]
-    crawford_used = False
+    rules = RuleSet().for_length(length)
+    state = MatchState.new(length, rules)
     games: list[VerifiedGame] = []
     for number, gs in enumerate(spec["games"], start=1):
-        away_both = [length - score[0], length - score[1]] if length else None
-        crawford = bool(length and not crawford_used and away_both and 1 in away_both)
-        crawford_used = crawford_used or crawford
-        cube, owner = 1, -1
+        g = Game.next_of(state, rules)
+        score, crawford = g.score, g.crawford
         turns: list[Turn] = []
         cubes: list[dict[str, Any]] = []
         counts = dict.fromkeys(("play", "dance", "double", "take", "drop", "beaver"), 0)
@@ -114,7 +116,8 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
             kind = a["kind"]
             dice = (int(a["dice"][0]), int(a["dice"][1])) if "dice" in a else None
             pips = tuple(a.get("pips", (167, 167)))
-            away = (length - score[side], length - score[1 - side]) if length else None
+            away = g.away(side)
+            cube, owner = g.cube.value, g.cube.owner
             turns.append(
                 Turn(
                     game=number,
@@ -134,34 +137,42 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
                     cube_value=cube,
                     cube_owner=owner,
                     legal=True if kind == "play" else None,
-                    score=(score[0], score[1]),
+                    score=score,
                     away=away,
                     crawford=crawford,
                     race=race(a.get("pos", START)),
                 )
             )
             counts[kind] = counts.get(kind, 0) + 1
-            if kind == "double":
+            # The spec's actions stand as written (a spec may break a rule on purpose).
+            if dice is not None:
+                g.before_roll()
+                g.roll(side, dice)
+            elif kind == "double":
+                g.double(side)
                 cubes.append(
                     {"turn": i, "doubler": side, "before": cube, "after": cube, "response": "none"}
                     | {"pips": pips, "pos": a.get("pos", START), "away": away}
                 )
-            elif kind in ("take", "beaver"):
-                cube *= 2 if kind == "take" else 4
-                owner = side
-                cubes[-1].update(after=cube, response=kind)
+            elif kind == "take":
+                g.take(side)
+                cubes[-1].update(after=g.cube.value, response="take")
+            elif kind == "beaver":
+                # A beaver with no 'Takes' after it: taken as the next roll takes it.
+                g.beaver(side)
+                g.before_roll()
+                cubes[-1].update(after=g.cube.value, response="beaver")
             elif kind == "drop":
+                g.drop(side)
                 cubes[-1].update(response="drop")
         winner = gs["winner"]
-        end = gs["end"]
-        if end == "drop":
-            points = cubes[-1]["before"]
-            result_type: str | None = "single"
-        elif winner is None:
-            points, result_type = 0, None
-        else:
-            points = cube * _MULT[gs["result"]]
-            result_type = gs["result"]
+        if winner is not None and not g.over:
+            if gs["end"] == "resign":
+                level = _LEVELS[gs["result"]]
+                g.resigned(winner, level, g.resignation_value(level))
+            else:
+                g.bore_off(winner, gs["result"])
+        points = g.points if winner is not None else 0
         actions = [
             CubeAction(
                 game=number,
@@ -173,7 +184,7 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
                 position_id=c["pos"],
                 match_id="cAkAAAAAAAAA",
                 pips=c["pips"],
-                score=(score[0], score[1]),
+                score=score,
                 away=c["away"],
                 crawford=crawford,
                 line=10 * number + c["turn"],
@@ -188,14 +199,14 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
         games.append(
             VerifiedGame(
                 number=number,
-                score_before=(score[0], score[1]),
-                score_written=(score[0], score[1]),
+                score_before=score,
+                score_written=score,
                 winner=winner,
                 points=points,
-                end=end if winner is not None else "unfinished",
-                result_type=result_type,
-                cube=cube,
-                cube_owner=owner,
+                end=g.end,
+                result_type=g.result if winner is not None else None,
+                cube=g.cube.value,
+                cube_owner=g.cube.owner,
                 crawford=crawford,
                 plays=counts["play"],
                 doubles=counts["double"],
@@ -211,10 +222,7 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
             )
         )
         if winner is not None:
-            score[winner] += points
-    match_winner = None
-    if length:
-        match_winner = next((s for s in (0, 1) if score[s] >= length), None)
+            state = state.finish_game(winner, points)
     findings = tuple(
         Finding.make(f["code"], f.get("message", "test finding"), f.get("line", 1), 1)
         for f in spec.get("findings", [])
@@ -230,8 +238,8 @@ def build(spec: Spec, path: str = "test.mat", index: int = 0) -> VerifiedMatch:
         info=MatchInfo(event_date=spec.get("date")),
         tags=(("EventDate", spec.get("date") or ""),),
         games=tuple(games),
-        final_score=(score[0], score[1]),
-        winner=match_winner,
+        final_score=state.scores,
+        winner=state.winner,
         findings=findings,
         rules={"crawford": True, "jacoby": False},
     )
