@@ -395,10 +395,10 @@ class _Replay:
         elif t is SetPosition:
             self._set_position(g, a, actions, i)  # type: ignore[arg-type]
 
-    def _after_over(self, g: _GameState, what: str, span: Span, facts: str = "") -> bool:
+    def _after_over(self, g: _GameState, what: str, span: Span) -> bool:
         """Report an action after the game ended (True), which then changes nothing."""
         if g.game.over:
-            self.add("P003", f"{what} after the game was over{facts}", span, g)
+            self.add("P003", f"{what} after the game was over", span, g)
             return True
         return False
 
@@ -414,9 +414,11 @@ class _Replay:
         game = g.game
         side = a.side
         span = a.span
-        if self._after_over(g, "a roll", span, f" ({_fmt_dice(a.dice)})"):
+        if game.over:
+            self.add("P003", f"a roll after the game was over ({_fmt_dice(a.dice)})", span, g)
             return
-        self._turn_order(g, side, span)
+        for v in game.turn_order(side):
+            self.add("P006", f"a roll by {v.message}", span, g)
         before = game.cube
         if before.pending is not None:
             for v in game.before_roll():
@@ -633,7 +635,8 @@ class _Replay:
     def _double(self, g: _GameState, a: Double) -> None:
         game = g.game
         side = a.side
-        if self._after_over(g, "a double", a.span, f" (to {a.value})"):
+        if game.over:
+            self.add("P003", f"a double after the game was over (to {a.value})", a.span, g)
             return
         if game.answering(side):
             # A double by the doubled side is a beaver (SGF writes it so).
