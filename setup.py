@@ -22,6 +22,7 @@ COMPILED = [
     "bgparse/ingest.py",
     "bgparse/repair.py",
     "bgparse/replay.py",
+    "bgparse/turns.py",
     "bgparse/verified.py",
     "bgparse/readers/decode.py",
     "bgparse/readers/mat.py",

@@ -8,11 +8,8 @@ Sides are absolute (0 = left column); the engine's positions are relative to the
 
 from __future__ import annotations
 
-from base64 import b64decode
-from binascii import b2a_base64
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bgparse.events import (
@@ -38,27 +35,22 @@ from bgparse.events import Game as GameRecord
 from bgparse.findings import Finding, Severity
 from bgparse.repair import BoardSearch, star_slips, without_placeholders
 from bgparse.rules import (
-    CubeState,
     DiceError,
     PlayError,
-    Position,
     PositionError,
     diagram,
-    format_play,
 )
 from bgparse.rules.game import Game, Verdict
-from bgparse.rules.ids import IdError, encode_match_id, final_match_id
-from bgparse.rules.ids import MatchIdState as IdState
+from bgparse.rules.ids import final_match_id
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.scoring import WinPoints, jacoby_eligible
 from bgparse.rules.wording import plural
-from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
+from bgparse.turns import GameRows, play_info, written_play
+from bgparse.verified import VerifiedGame, VerifiedMatch
 
 __all__ = ["replay", "rules_for"]
 
-#: Builds a named tuple from a tuple of its fields (see `_record_turn`).
-_tuple_new = tuple.__new__
 
 #: Illegal plays of one match shown with the board and the legal plays (the rest: message only).
 _DETAILS = 200
@@ -164,11 +156,12 @@ def _finding_order(f: Finding) -> tuple[int, int]:
 @dataclass(slots=True)
 class _GameState:
     """What the replay keeps of the game being replayed beside the rules' `Game`: its place in
-    the record, counts, and the rows it builds."""
+    the record, what it counts, and the rows it builds."""
 
     number: int
     line: int
     game: Game
+    rows: GameRows
     hidden: bool = False  # a hidden play: the board after it is unknown
     win_seen: bool = False
     plays: int = 0
@@ -177,10 +170,6 @@ class _GameState:
     takes: int = 0
     drops: int = 0
     beavers: int = 0
-    turns: list[Turn] = field(default_factory=list)
-    match_keys: dict[tuple[int, int, int, int, bool], int] = field(default_factory=dict)
-    n_turns: int = 0  # actions counted, also where the Turn rows are not kept
-    cube_actions: list[list[Any]] = field(default_factory=list)
 
 
 class _Replay:
@@ -247,7 +236,7 @@ class _Replay:
                 col,
                 severity=severity,
                 game=g.number if g else None,
-                turn=g.n_turns if g else None,
+                turn=g.rows.n_turns if g else None,
                 detail=detail,
                 reason=reason,
             )
@@ -362,7 +351,8 @@ class _Replay:
             crawford=match.crawford_game if counted else False,
             post_crawford=match.post_crawford if counted else False,
         )
-        g = _GameState(game.number, game.span.line, rules_game)
+        rows = GameRows(game.number, self.rules.jacoby, self.keep_turns)
+        g = _GameState(game.number, game.span.line, rules_game, rows)
         actions = game.actions
         for i, action in enumerate(actions):
             self._action(g, action, actions, i)
@@ -423,15 +413,15 @@ class _Replay:
         if before.pending is not None:
             for v in game.before_roll():
                 self.add("C003", v.message, span, g)
-                self._answer(g, "none")
+                g.rows.answer("none")
                 break
             else:
                 # After a beaver or raccoon, Jellyfish records write no 'Takes': the roll is
                 # the take (SGF writes it). Recorded as a take, so both read the same.
                 g.takes += 1
                 answerer = 1 - before.pending.doubler
-                self._record_turn(g, answerer, "take", span, None, (), "", None, cube=before)
-                self._answer(g, "take")
+                g.rows.turn(g.game, answerer, "take", span, None, (), "", None, cube=before)
+                g.rows.answer("take")
         dice_ok = True
         for v in game.roll(side, a.dice):
             if v.reason == "dice-invalid":
@@ -446,7 +436,7 @@ class _Replay:
         g.plays += 1
         if not game.board_known:
             # After a hidden play nothing can be checked; only note the roll.
-            self._record_turn(g, side, "play", span, a.dice, (), a, None)
+            g.rows.turn(g.game, side, "play", span, a.dice, (), a, None)
             game.passed(side)
             return
         try:
@@ -484,12 +474,12 @@ class _Replay:
         if res.ambiguous:
             self.add(
                 "P005",
-                f"{_written(a)} fits several plays with {_fmt_dice(a.dice)}: read as "
-                f"{_play_info(res.steps)[0]}",
+                f"{written_play(a)} fits several plays with {_fmt_dice(a.dice)}: read as "
+                f"{play_info(res.steps)[0]}",
                 span,
                 g,
             )
-        self._record_turn(g, side, kind, span, a.dice, res.steps, a, res.ok, pos=res.position)
+        g.rows.turn(g.game, side, kind, span, a.dice, res.steps, a, res.ok, pos=res.position)
         game.moved(side, after)
 
     def _rolled_then_resigned(
@@ -502,11 +492,11 @@ class _Replay:
             span,
             g,
         )
-        self._record_turn(g, side, "hidden", span, dice, (), "", None)
+        g.rows.turn(g.game, side, "hidden", span, dice, (), "", None)
 
     def _illegal(self, g: _GameState, a: Roll | CannotMove, res: Any, span: Span) -> None:
         reason = res.reason or "illegal"
-        written = _written(a) or "no play"
+        written = written_play(a) or "no play"
         detail = None
         self.details_left -= 1
         try:
@@ -544,7 +534,7 @@ class _Replay:
                         span.line,
                         span.column,
                         game=g.number,
-                        turn=g.n_turns,
+                        turn=g.rows.n_turns,
                         reason=what,
                     )
                 )
@@ -555,7 +545,7 @@ class _Replay:
         self._turn_order(g, a.side, a.span)
         g.game.last_roller = a.side
         self.add("P007", f"the play of {_fmt_dice(a.dice)} is not shown ({a.text})", a.span, g)
-        self._record_turn(g, a.side, "hidden", a.span, a.dice, (), a.text, None)
+        g.rows.turn(g.game, a.side, "hidden", a.span, a.dice, (), a.text, None)
         g.plays += 1
         g.hidden = True
         # The board after it is not known: later plays of the game cannot be checked.
@@ -656,35 +646,8 @@ class _Replay:
             else:
                 self._cube_error(g, v, a.span)
         g.doubles += 1
-        self._record_turn(g, side, "double", a.span, None, (), "", None, cube=before)
-        g.cube_actions.append(
-            self._cube_row(g, side, before.value, 2 * before.value, a.span, "double")
-        )
-
-    def _cube_row(
-        self, g: _GameState, side: int, before: int, after_value: int, span: Span, offer: str
-    ) -> list[Any]:
-        # [turn index, doubler, cube before, cube after, position_id, response, match_id, pips,
-        #  span, race, offer]; finished into a CubeAction when the game ends.
-        turn = g.n_turns - 1
-        t = g.turns[-1] if g.turns and self.keep_turns else None
-        return [
-            turn,
-            side,
-            before,
-            after_value,
-            t.position_id if t else "",
-            "none",
-            t.match_id if t else "",
-            t.pips if t else (0, 0),
-            span,
-            t.race if t else None,
-            offer,
-        ]
-
-    def _answer(self, g: _GameState, response: str) -> None:
-        if g.cube_actions and g.cube_actions[-1][5] == "none":
-            g.cube_actions[-1][5] = response
+        g.rows.turn(g.game, side, "double", a.span, None, (), "", None, cube=before)
+        g.rows.offer(side, before.value, 2 * before.value, a.span, "double")
 
     def _take(self, g: _GameState, a: Take) -> None:
         if self._after_over(g, "a take", a.span):
@@ -694,8 +657,8 @@ class _Replay:
             self._cube_error(g, v, a.span)
             return
         g.takes += 1
-        self._record_turn(g, a.side, "take", a.span, None, (), "", None, cube=before)
-        self._answer(g, "take")
+        g.rows.turn(g.game, a.side, "take", a.span, None, (), "", None, cube=before)
+        g.rows.answer("take")
 
     def _drop(self, g: _GameState, a: Drop) -> None:
         if self._after_over(g, "a drop", a.span):
@@ -705,8 +668,8 @@ class _Replay:
             self._cube_error(g, v, a.span)
             return
         g.drops += 1
-        self._record_turn(g, a.side, "drop", a.span, None, (), "", None, cube=before)
-        self._answer(g, "drop")
+        g.rows.turn(g.game, a.side, "drop", a.span, None, (), "", None, cube=before)
+        g.rows.answer("drop")
 
     def _beaver(self, g: _GameState, a: Beaver | Raccoon) -> None:
         if self._after_over(g, "a beaver", a.span):
@@ -725,12 +688,12 @@ class _Replay:
         pending = before.pending
         taken = pending.value if pending else before.value
         kind = "raccoon" if isinstance(a, Raccoon) or before.beavers else "beaver"
-        self._answer(g, kind)
-        self._record_turn(g, a.side, kind, a.span, None, (), "", None, cube=before)
+        g.rows.answer(kind)
+        g.rows.turn(g.game, a.side, kind, a.span, None, (), "", None, cube=before)
         # The beaverer's offer starts from the cube it has just taken (a beaver to 4 offers 4
         # on a cube of 2), so each `Beavers => N` is filed at its own level.
         offered = game.cube.pending.value if game.cube.pending else 0
-        g.cube_actions.append(self._cube_row(g, a.side, taken, offered, a.span, kind))
+        g.rows.offer(a.side, taken, offered, a.span, kind)
 
     # --- results -----------------------------------------------------------------------------
 
@@ -793,7 +756,7 @@ class _Replay:
         if pending is not None and side == pending.doubler:
             # A double left open and then 'Wins': the doubled side gave up (a drop unwritten).
             game.dropped_unwritten(side)
-            self._answer(g, "drop")
+            g.rows.answer("drop")
             g.drops += 1
             self._judge(g, a, game.judge_points(a.points, side), side)
             return
@@ -919,7 +882,7 @@ class _Replay:
         cube = game.cube
         owner = cube.owner if cube.owner in (0, 1) else -1
         won = game.winner is not None
-        cube_actions = tuple(self._cube_action(g, row) for row in g.cube_actions)
+        cube_actions = g.rows.cube_actions(game)
         match_id = final_match_id(
             length=self.length,
             score=game.score_after(),
@@ -954,133 +917,12 @@ class _Replay:
             final_position_id=final_pid,
             final_match_id=match_id,
             line=g.line,
-            turns=tuple(g.turns),
+            turns=tuple(g.rows.turns),
             cube_actions=cube_actions,
             resign_level=game.resign_level if game.end == "resign" else None,
             jacoby_applied=game.jacoby_applied,
             post_crawford=game.post_crawford,
-            n_turns=g.n_turns,
-        )
-
-    def _cube_action(self, g: _GameState, row: list[Any]) -> CubeAction:
-        turn, doubler, before, after, pid, response, mid, pips, span, race, offer = row
-        game = g.game
-        result = None
-        if game.winner is not None:
-            result = game.points if game.winner == doubler else -game.points
-        return CubeAction(
-            game=g.number,
-            turn=turn,
-            doubler=doubler,
-            cube_before=before,
-            cube_after=after if response in ("take", "beaver", "raccoon") else before,
-            response=response,
-            position_id=pid,
-            match_id=mid,
-            pips=pips,
-            score=game.score,
-            away=game.away(doubler),
-            crawford=game.crawford,
-            line=span.line,
-            column=span.column,
-            doubler_result=result,
-            race=race,
-            offer=offer,
-        )
-
-    # --- turn rows ---------------------------------------------------------------------------
-
-    def _record_turn(
-        self,
-        g: _GameState,
-        side: int,
-        kind: str,
-        span: Span,
-        dice: tuple[int, int] | None,
-        steps: Any,
-        written: str | Roll | CannotMove,
-        legal: bool | None,
-        *,
-        pos: Position | None = None,
-        cube: CubeState | None = None,
-    ) -> None:
-        """Count the action, and where turns are kept build its row (the costly part: IDs,
-        pips, notation), so a plain validation does none of it."""
-        g.n_turns += 1
-        if not self.keep_turns:
-            return
-        game = g.game
-        if pos is None:
-            pos = game.board(side) if kind in ("double", "play", "dance", "hidden") else None
-        c = cube or game.cube
-        if pos is None:
-            # A take, drop or beaver: the board as the doubler left it, the answerer deciding.
-            doubler_pos = game.position if game.side == 1 - side else game.position.swap()
-            pos_for_id = doubler_pos
-            on_roll = 1 - side
-        else:
-            pos_for_id = pos
-            on_roll = side
-        race: bool | None
-        try:
-            pid, pips_a, pips_b, race = pos_for_id.summary()
-        except PositionError:
-            pid, pips_a, pips_b, race = "", 0, 0, None
-        pips = (pips_a, pips_b) if on_roll == side else (pips_b, pips_a)
-        offered = kind in ("take", "drop", "beaver", "raccoon")
-        # The Match ID without dice changes a few times a game: kept per game by what varies.
-        owner = c.owner if c.owner in (0, 1) else -1
-        key = (c.value, owner, on_roll, side, offered)
-        base = g.match_keys.get(key)
-        if base is None:
-            base = g.match_keys[key] = _match_key(
-                self.length,
-                game.score,
-                c.value,
-                owner,
-                on_roll,
-                side,
-                game.crawford,
-                1,
-                offered,
-                0,
-                self.rules.jacoby,
-            )
-        mid = _with_dice(
-            base, dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
-        )
-        away = game.away(side)
-        text, hits = _play_info(steps)
-        # Built from a tuple of its fields: the named tuple's generated __new__ is interpreted
-        # code even where bgparse is compiled.
-        g.turns.append(
-            _tuple_new(
-                Turn,
-                (
-                    g.number,
-                    g.n_turns - 1,
-                    side,
-                    kind,
-                    span.line,
-                    span.column,
-                    pid,
-                    mid,
-                    dice,
-                    steps,
-                    text,
-                    written if isinstance(written, str) else _written(written),
-                    hits,
-                    pips,
-                    c.value,
-                    owner,
-                    legal,
-                    None,
-                    game.score,
-                    away,
-                    game.crawford,
-                    race,
-                ),
-            ),
+            n_turns=g.rows.n_turns,
         )
 
 
@@ -1096,13 +938,6 @@ def _pt(p: int) -> str:
     return "bar" if p == 25 else "off" if p == 0 else str(p)
 
 
-def _written(a: Roll | CannotMove) -> str:
-    if type(a) is CannotMove:
-        return "Cannot Move"
-    assert isinstance(a, Roll)
-    return a.text or " ".join(m.notation() for m in a.moves)
-
-
 def _ends_after(actions: tuple[Action, ...], i: int) -> bool:
     """Whether the game ends after action i with no other play: a result, a resignation, or
     the end of the record."""
@@ -1114,57 +949,3 @@ def _ends_after(actions: tuple[Action, ...], i: int) -> bool:
             continue
         return False
     return True  # the record stops here: nothing follows the roll
-
-
-@lru_cache(maxsize=1 << 15)
-def _play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
-    """Canonical notation and number of hits of resolved steps (plays repeat: cached)."""
-    return (format_play(steps) if steps else "", sum(1 for s in steps if s[2]))
-
-
-def _with_dice(base: int, dice: tuple[int, int]) -> str:
-    """A Match ID from its dice-less part (`_match_key`) and the dice: they change every turn,
-    the rest a few times a game, so only the rest is cached and the dice go straight into
-    their bits (15-17, 18-20). "" where either cannot be encoded."""
-    d1, d2 = dice
-    if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
-        return ""
-    key = base | (d1 << 15) | (d2 << 18)
-    return b2a_base64(key.to_bytes(9, "little"), newline=False).decode("ascii")
-
-
-@lru_cache(maxsize=1 << 14)
-def _match_key(
-    length: int,
-    score: tuple[int, int],
-    cube: int,
-    owner: int,
-    on_roll: int,
-    turn: int,
-    crawford: bool,
-    state: int,
-    offered: bool,
-    resignation: int,
-    jacoby: bool,
-) -> int:
-    """A Match ID without dice, as a number (-1 where it cannot be encoded)."""
-    try:
-        text = encode_match_id(
-            IdState(
-                length,
-                score,
-                cube,
-                owner,
-                on_roll,
-                turn,
-                crawford,
-                state,
-                offered,
-                resignation,
-                (0, 0),
-                jacoby,
-            )
-        )
-    except IdError:
-        return -1
-    return int.from_bytes(b64decode(text), "little")

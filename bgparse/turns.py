@@ -1,0 +1,250 @@
+"""The rows of one replayed game: each action's `Turn` (with its Position and Match ID, pips
+and canonical play) and each cube offer's `CubeAction`, built beside the rules' `Game`."""
+
+from __future__ import annotations
+
+from base64 import b64decode
+from binascii import b2a_base64
+from functools import lru_cache
+from typing import Any
+
+from bgparse.events import CannotMove, Roll, Span
+from bgparse.rules import CubeState, Position, PositionError, format_play
+from bgparse.rules.game import Game
+from bgparse.rules.ids import IdError, encode_match_id
+from bgparse.rules.ids import MatchIdState as IdState
+from bgparse.verified import CubeAction, Turn
+
+__all__ = ["GameRows", "play_info", "written_play"]
+
+#: Builds a named tuple from a tuple of its fields (see `GameRows.turn`).
+_tuple_new = tuple.__new__
+
+
+class GameRows:
+    """The rows of game `number`. `n_turns` counts the actions, also where `keep` is False and
+    no row is built (a plain validation needs none: IDs, pips and notation are the costly
+    part)."""
+
+    __slots__ = ("jacoby", "keep", "match_keys", "n_turns", "number", "offers", "turns")
+
+    def __init__(self, number: int, jacoby: bool, keep: bool) -> None:
+        self.number = number
+        self.jacoby = jacoby
+        self.keep = keep
+        self.turns: list[Turn] = []
+        self.n_turns = 0
+        # Match IDs without dice, by what varies in a game (see `turn`).
+        self.match_keys: dict[tuple[int, int, int, int, bool], int] = {}
+        # [turn index, doubler, cube before, cube after, position_id, response, match_id,
+        #  pips, span, race, offer]; finished into CubeActions when the game ends.
+        self.offers: list[list[Any]] = []
+
+    def turn(
+        self,
+        game: Game,
+        side: int,
+        kind: str,
+        span: Span,
+        dice: tuple[int, int] | None,
+        steps: Any,
+        written: str | Roll | CannotMove,
+        legal: bool | None,
+        *,
+        pos: Position | None = None,
+        cube: CubeState | None = None,
+    ) -> None:
+        """Count the action, and where turns are kept build its row (the costly part: IDs,
+        pips, notation), so a plain validation does none of it."""
+        self.n_turns += 1
+        if not self.keep:
+            return
+        if pos is None:
+            pos = game.board(side) if kind in ("double", "play", "dance", "hidden") else None
+        c = cube or game.cube
+        if pos is None:
+            # A take, drop or beaver: the board as the doubler left it, the answerer deciding.
+            doubler_pos = game.position if game.side == 1 - side else game.position.swap()
+            pos_for_id = doubler_pos
+            on_roll = 1 - side
+        else:
+            pos_for_id = pos
+            on_roll = side
+        race: bool | None
+        try:
+            pid, pips_a, pips_b, race = pos_for_id.summary()
+        except PositionError:
+            pid, pips_a, pips_b, race = "", 0, 0, None
+        pips = (pips_a, pips_b) if on_roll == side else (pips_b, pips_a)
+        offered = kind in ("take", "drop", "beaver", "raccoon")
+        # The Match ID without dice changes a few times a game: kept per game by what varies.
+        owner = c.owner if c.owner in (0, 1) else -1
+        key = (c.value, owner, on_roll, side, offered)
+        base = self.match_keys.get(key)
+        if base is None:
+            base = self.match_keys[key] = _match_key(
+                game.length,
+                game.score,
+                c.value,
+                owner,
+                on_roll,
+                side,
+                game.crawford,
+                1,
+                offered,
+                0,
+                self.jacoby,
+            )
+        mid = _with_dice(
+            base, dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
+        )
+        away = game.away(side)
+        text, hits = play_info(steps)
+        # Built from a tuple of its fields: the named tuple's generated __new__ is interpreted
+        # code even where bgparse is compiled.
+        self.turns.append(
+            _tuple_new(
+                Turn,
+                (
+                    self.number,
+                    self.n_turns - 1,
+                    side,
+                    kind,
+                    span.line,
+                    span.column,
+                    pid,
+                    mid,
+                    dice,
+                    steps,
+                    text,
+                    written if isinstance(written, str) else written_play(written),
+                    hits,
+                    pips,
+                    c.value,
+                    owner,
+                    legal,
+                    None,
+                    game.score,
+                    away,
+                    game.crawford,
+                    race,
+                ),
+            ),
+        )
+
+    def offer(self, side: int, before: int, after_value: int, span: Span, offer: str) -> None:
+        """A double, beaver or raccoon by `side` (its turn just counted), from the cube
+        `before` to `after_value`, awaiting its answer."""
+        turn = self.n_turns - 1
+        t = self.turns[-1] if self.turns and self.keep else None
+        self.offers.append(
+            [
+                turn,
+                side,
+                before,
+                after_value,
+                t.position_id if t else "",
+                "none",
+                t.match_id if t else "",
+                t.pips if t else (0, 0),
+                span,
+                t.race if t else None,
+                offer,
+            ]
+        )
+
+    def answer(self, response: str) -> None:
+        """The answer to the last offer, where it has none yet."""
+        if self.offers and self.offers[-1][5] == "none":
+            self.offers[-1][5] = response
+
+    def cube_actions(self, game: Game) -> tuple[CubeAction, ...]:
+        """The offers as the finished game's cube actions."""
+        return tuple(self._cube_action(game, row) for row in self.offers)
+
+    def _cube_action(self, game: Game, row: list[Any]) -> CubeAction:
+        turn, doubler, before, after, pid, response, mid, pips, span, race, offer = row
+        result = None
+        if game.winner is not None:
+            result = game.points if game.winner == doubler else -game.points
+        return CubeAction(
+            game=self.number,
+            turn=turn,
+            doubler=doubler,
+            cube_before=before,
+            cube_after=after if response in ("take", "beaver", "raccoon") else before,
+            response=response,
+            position_id=pid,
+            match_id=mid,
+            pips=pips,
+            score=game.score,
+            away=game.away(doubler),
+            crawford=game.crawford,
+            line=span.line,
+            column=span.column,
+            doubler_result=result,
+            race=race,
+            offer=offer,
+        )
+
+
+def written_play(a: Roll | CannotMove) -> str:
+    """The play as the record wrote it."""
+    if type(a) is CannotMove:
+        return "Cannot Move"
+    assert isinstance(a, Roll)
+    return a.text or " ".join(m.notation() for m in a.moves)
+
+
+@lru_cache(maxsize=1 << 15)
+def play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
+    """Canonical notation and number of hits of resolved steps (plays repeat: cached)."""
+    return (format_play(steps) if steps else "", sum(1 for s in steps if s[2]))
+
+
+def _with_dice(base: int, dice: tuple[int, int]) -> str:
+    """A Match ID from its dice-less part (`_match_key`) and the dice: they change every turn,
+    the rest a few times a game, so only the rest is cached and the dice go straight into
+    their bits (15-17, 18-20). "" where either cannot be encoded."""
+    d1, d2 = dice
+    if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
+        return ""
+    key = base | (d1 << 15) | (d2 << 18)
+    return b2a_base64(key.to_bytes(9, "little"), newline=False).decode("ascii")
+
+
+@lru_cache(maxsize=1 << 14)
+def _match_key(
+    length: int,
+    score: tuple[int, int],
+    cube: int,
+    owner: int,
+    on_roll: int,
+    turn: int,
+    crawford: bool,
+    state: int,
+    offered: bool,
+    resignation: int,
+    jacoby: bool,
+) -> int:
+    """A Match ID without dice, as a number (-1 where it cannot be encoded)."""
+    try:
+        text = encode_match_id(
+            IdState(
+                length,
+                score,
+                cube,
+                owner,
+                on_roll,
+                turn,
+                crawford,
+                state,
+                offered,
+                resignation,
+                (0, 0),
+                jacoby,
+            )
+        )
+    except IdError:
+        return -1
+    return int.from_bytes(b64decode(text), "little")
