@@ -4,6 +4,12 @@ with every finding (illegal plays, cube actions the rules forbid, scores that do
 It never stops at the first problem: after an illegal play it reports it and goes on from the
 position the record implies, as tournament rules let an illegal play stand (RULES.md §6).
 Sides are absolute (0 = left column); the engine's positions are relative to the side on roll.
+
+The judging is the rules' `Game` (bgparse/rules/game.py): each event becomes an operation of it,
+each verdict a finding with the event's span. What is left here is reading the record: which
+operation an event means, what its findings say, and the evidence a record gives for rules it
+does not state (Jacoby in money play, Crawford assumed). The board after an illegal play is
+`repair.py`'s search; the rows each game builds are `turns.py`'s.
 """
 
 from __future__ import annotations
