@@ -47,11 +47,12 @@ def browser() -> Iterator[Any]:
 
 
 def _inputs() -> list[Path]:
-    """sample_logs, and the corpus's edited illegal plays where ../shared is present."""
+    """sample_logs, and the corpus's edited illegal plays where ../shared is present (the
+    records only: the folder's truth files would be inputs too, reported unreadable)."""
     paths = [SAMPLES]
     illegal = CORPUS / "gnubg-illegal"
     if illegal.is_dir():
-        paths.append(illegal)
+        paths += sorted(p for p in illegal.iterdir() if p.suffix in (".mat", ".sgf"))
     return paths
 
 
