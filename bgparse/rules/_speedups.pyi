@@ -1,5 +1,7 @@
 # Types of the compiled speed-ups (bgparse/rules/_speedups.pyx).
 
+from typing import Any
+
 def board_summary(
     opponent: tuple[int, ...], mover: tuple[int, ...]
 ) -> tuple[str, int, int, bool] | None: ...
@@ -9,7 +11,7 @@ def play_steps(
     d1: int,
     d2: int,
     moves: object,
-    step_type: type[tuple[int, int, bool]],
+    step_table: tuple[tuple[int, int, bool], ...],
 ) -> (
     tuple[
         tuple[int, ...],
@@ -19,3 +21,11 @@ def play_steps(
     ]
     | None
 ): ...
+def verify_fast(
+    position: object,
+    roll: tuple[int, int],
+    moves: object,
+    step_table: tuple[tuple[int, int, bool], ...],
+    position_type: type,
+    check_type: type,
+) -> Any: ...

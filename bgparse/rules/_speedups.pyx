@@ -6,6 +6,10 @@ uses the original wherever this module is not built (or BGPARSE_PURE_PYTHON=1)."
 
 from binascii import b2a_base64
 
+from cpython.object cimport PyObject_GenericSetAttr
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+
 
 cdef inline bint _side_key(tuple side, unsigned long long *key, int *nbits, long *pips,
                            int *back):
@@ -61,11 +65,48 @@ def board_summary(tuple opponent, tuple mover):
     return pid, hi_pips, lo_pips, lo_back + hi_back <= 25
 
 
-def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object step_type):
-    """The board work of verification.py's `_verify_fast` (which stays the reference): a play whose
-    written moves are single-die steps using every die, legal in the order written. Returns
-    (opponent after, mover after, steps as `step_type` tuples, hit-star notes), or None for
-    "not this case" (the full check decides). Both sides must be a checked position's."""
+cdef inline tuple _counts(int *board):
+    """A board's 26 counts as a tuple (without a list in between)."""
+    cdef tuple out = PyTuple_New(26)
+    cdef int i
+    cdef object value
+    for i in range(26):
+        value = board[i]
+        Py_INCREF(value)
+        PyTuple_SET_ITEM(out, i, value)
+    return out
+
+
+def verify_fast(object position, tuple roll, object moves, tuple step_table,
+                object position_type, object check_type):
+    """verification.py's `_verify_fast_python` whole (which stays the reference): the check of
+    a play whose written moves are single-die steps using every die, legal in the order
+    written, built as a `check_type` (PlayCheck) with its `after` a `position_type`
+    (Position) made as Position._make makes one; None for "not this case". `step_table` is
+    steps.STEP_TABLE. The position must be a checked one."""
+    cdef int d1 = roll[0]
+    cdef int d2 = roll[1]
+    done = play_steps(position.mover, position.opponent, d1, d2, moves, step_table)
+    if done is None:
+        return None
+    after = object.__new__(position_type)
+    # The frozen dataclass refuses setattr; Position._make goes round it the same way. The
+    # other side is on roll after the play.
+    PyObject_GenericSetAttr(after, "mover", (<tuple>done)[0])
+    PyObject_GenericSetAttr(after, "opponent", (<tuple>done)[1])
+    PyObject_GenericSetAttr(after, "checkers", position.checkers)
+    PyObject_GenericSetAttr(after, "_checked", True)
+    return tuple.__new__(
+        check_type,
+        (True, after, (<tuple>done)[2], None, "", position, roll, False, (<tuple>done)[3], []),
+    )
+
+
+def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple step_table):
+    """The board work of `verify_fast`: a play whose written moves are single-die steps using
+    every die, legal in the order written. Returns (opponent after, mover after, steps from
+    `step_table` (steps.STEP_TABLE), hit-star notes), or None for "not this case" (the full
+    check decides). Both sides must be a checked position's."""
     cdef int mv[26]
     cdef int op[26]
     cdef int lands[26]
@@ -160,7 +201,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object
                         return None
             mv[s] -= 1
             lands[t] += 1
-            steps.append(tuple.__new__(step_type, (s, t, hit)))
+            steps.append(step_table[(s * 26 + t) * 2 + hit])
             if hit != star:
                 if notes is None:
                     notes = []
@@ -173,10 +214,10 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, object
         for note in notes:
             if lands[<int>note[1]] > 1:
                 return None
-    after_opponent = tuple([op[i] for i in range(26)]) if hit_any else opponent
+    after_opponent = _counts(op) if hit_any else opponent
     return (
         after_opponent,
-        tuple([mv[i] for i in range(26)]),
+        _counts(mv),
         tuple(steps),
         tuple(notes) if notes is not None else (),
     )

@@ -8,7 +8,7 @@ from typing import Final, NamedTuple
 from bgparse.rules.notation import segment_text
 from bgparse.rules.position import BAR, OFF
 
-__all__ = ["STEP_REASONS", "Step", "single_step"]
+__all__ = ["STEP_REASONS", "STEP_TABLE", "Step", "single_step"]
 
 
 class Step(NamedTuple):
@@ -20,6 +20,13 @@ class Step(NamedTuple):
 
     def __str__(self) -> str:
         return f"{segment_text(self.src, self.dst)}{'*' if self.hit else ''}"
+
+
+#: Every Step, shared: STEP_TABLE[(src * 26 + dst) * 2 + hit] (the fast paths make one per
+#: step of every play, and a look-up is cheaper than a new tuple).
+STEP_TABLE: Final = tuple(
+    Step(s, t, h) for s in range(26) for t in range(26) for h in (False, True)
+)
 
 
 #: The reasons `single_step` refuses a step (a subset of verification.REASONS).

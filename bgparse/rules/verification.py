@@ -19,7 +19,7 @@ from bgparse.rules.plays import (
     legal_plays,
 )
 from bgparse.rules.position import BAR, OFF, Position
-from bgparse.rules.steps import Step, single_step
+from bgparse.rules.steps import STEP_TABLE, Step, single_step
 from bgparse.rules.wording import plural
 
 __all__ = ["REASONS", "PlayCheck", "WrittenPlay", "verify_play"]
@@ -331,14 +331,10 @@ def _can_move(mover: tuple[int, ...], o: tuple[int, ...], d1: int, d2: int) -> b
 
 
 def _verify_fast_c(position: Position, roll: tuple[int, int], moves: object) -> PlayCheck | None:
-    """`_verify_fast_python` with its board work in C (`_speedups.play_steps`)."""
-    assert _play_steps is not None
-    done = _play_steps(position.mover, position.opponent, roll[0], roll[1], moves, Step)
-    if done is None:
-        return None
-    opponent, mover, steps, notes = done
-    after = Position._make(opponent, mover, position.checkers)
-    return _new(PlayCheck, (True, after, steps, None, "", position, roll, False, notes, []))
+    """`_verify_fast_python` in C (`_speedups.verify_fast`)."""
+    assert _fast_c is not None
+    check: PlayCheck | None = _fast_c(position, roll, moves, STEP_TABLE, Position, PlayCheck)
+    return check
 
 
 def _verify_fast_python(
@@ -409,7 +405,7 @@ def _verify_fast_python(
             elif any(mv[7:]):
                 return None
             mv[s] -= 1
-            steps.append(_new(Step, (s, t, hit)))
+            steps.append(STEP_TABLE[(s * 26 + t) * 2 + hit])
             if hit != bool(star):
                 if notes is None:
                     notes = []
@@ -432,14 +428,14 @@ def _star_order_matters(steps: list[Step], notes: list[tuple[int, int, str]]) ->
     return any(landings.count(t) > 1 for _, t, _ in notes)
 
 
-_play_steps: Callable[..., Any] | None
-try:  # the typed C version of the board work (setup.py builds it where it can)
-    from bgparse.rules._speedups import play_steps as _play_steps
+_fast_c: Callable[..., Any] | None
+try:  # the typed C version (setup.py builds it where it can)
+    from bgparse.rules._speedups import verify_fast as _fast_c
 except ImportError:
-    _play_steps = None
+    _fast_c = None
 
 #: The fast path of verify_play: in C where built, the Python original otherwise.
-_verify_fast = _verify_fast_python if _play_steps is None else _verify_fast_c
+_verify_fast = _verify_fast_python if _fast_c is None else _verify_fast_c
 
 
 #: What verify_play reads as a play: notation, written move groups, or single steps.

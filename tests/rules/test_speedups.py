@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from bgparse.events import Move
 from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, _join_halves, _side_info
-from bgparse.rules.steps import Step
+from bgparse.rules.steps import STEP_TABLE
 from bgparse.rules.verification import PlayCheck, _verify_fast_c, _verify_fast_python
 
 from .test_properties import positions
@@ -150,4 +150,4 @@ def test_play_steps_leaves_odd_inputs_to_python() -> None:
         [object()],
         5,
     ):
-        assert speedups.play_steps(start.mover, start.opponent, 3, 3, moves, Step) is None
+        assert speedups.play_steps(start.mover, start.opponent, 3, 3, moves, STEP_TABLE) is None
