@@ -109,7 +109,8 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
     check decides). Both sides must be a checked position's."""
     cdef int mv[26]
     cdef int op[26]
-    cdef int lands[26]
+    cdef int starred[26]
+    cdef int plain[26]
     cdef int want[4]
     cdef int nwant = 4 if d1 == d2 else 2
     cdef int i, k, s, t, dist, c, count, best
@@ -122,7 +123,8 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
     for i in range(26):
         mv[i] = mover[i]
         op[i] = opponent[i]
-        lands[i] = 0
+        starred[i] = 0
+        plain[i] = 0
     want[0] = d1
     want[1] = d2 if d1 != d2 else d1
     want[2] = d1
@@ -200,7 +202,10 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
                     if mv[i]:
                         return None
             mv[s] -= 1
-            lands[t] += 1
+            if star:
+                starred[t] += 1
+            else:
+                plain[t] += 1
             steps.append(step_table[(s * 26 + t) * 2 + hit])
             if hit != star:
                 if notes is None:
@@ -209,10 +214,12 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
     if nwant:
         return None
     if notes is not None:
-        # A star written wrong where another step lands too: another order may give the hit
-        # to the starred step, which the full check prefers (verification._star_order_matters).
+        # A star written wrong where a step with the other star lands too: another order may
+        # give the hit to the starred step, which the full check prefers
+        # (verification._star_order_matters).
         for note in notes:
-            if lands[<int>note[1]] > 1:
+            t = note[1]
+            if starred[t] and plain[t]:
                 return None
     after_opponent = _counts(op) if hit_any else opponent
     return (

@@ -348,6 +348,7 @@ def _verify_fast_python(
     opp = position.opponent
     lst: list[int] | None = None  # the opponent's counts, copied on the first hit
     steps: list[Step] = []
+    stars: list[bool] = []
     notes: list[tuple[int, int, str]] | None = None
     try:
         items = iter(moves)  # type: ignore[call-overload]
@@ -406,13 +407,14 @@ def _verify_fast_python(
                 return None
             mv[s] -= 1
             steps.append(STEP_TABLE[(s * 26 + t) * 2 + hit])
+            stars.append(bool(star))
             if hit != bool(star):
                 if notes is None:
                     notes = []
                 notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
     if want:
         return None
-    if notes is not None and _star_order_matters(steps, notes):
+    if notes is not None and _star_order_matters(steps, stars, notes):
         return None
     after = Position._make(opp if lst is None else tuple(lst), tuple(mv), position.checkers)
     return _new(
@@ -421,11 +423,17 @@ def _verify_fast_python(
     )
 
 
-def _star_order_matters(steps: list[Step], notes: list[tuple[int, int, str]]) -> bool:
-    """Does a hit star written wrong land where another step lands too? Then another order
-    of the steps may give the hit to the starred one, which the full check prefers."""
-    landings = [step[1] for step in steps]
-    return any(landings.count(t) > 1 for _, t, _ in notes)
+def _star_order_matters(
+    steps: list[Step], stars: list[bool], notes: list[tuple[int, int, str]]
+) -> bool:
+    """Does a hit star written wrong land where a step with the other star lands too? Then
+    another order of the steps may give the hit to the starred one, which the full check
+    prefers (landings whose stars agree score the same in every order)."""
+    for _, t, _ in notes:
+        marks = {star for step, star in zip(steps, stars, strict=True) if step[1] == t}
+        if len(marks) > 1:
+            return True
+    return False
 
 
 _fast_c: Callable[..., Any] | None
