@@ -260,14 +260,14 @@ def iter_blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError |
 
 def _blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | None]]:
     from bgparse.readers import MAX_FILE_BYTES
-    from bgparse.store.inputs import InputFile, Limits, iter_inputs
+    from bgparse.store.inputs import InputFile, InputRef, Limits, iter_inputs
 
     # Files as large as the readers take (import's default is smaller: --max-file-mb).
     limits = Limits(max_file_bytes=MAX_FILE_BYTES)
     for item in iter_inputs(paths, limits):
         if isinstance(item, InputFile):
             yield item.path, item.data, None
-        elif (reason := item.reason) is not None:
+        elif not isinstance(item, InputRef) and (reason := item.reason) is not None:
             # Refused, or an archive that could not be read to its end.
             error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
             yield item.path, b"", error

@@ -24,8 +24,9 @@ import gc
 import importlib.util
 import logging
 import os
+import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, Future
 from typing import Any, TypeVar
 
@@ -89,6 +90,42 @@ def _probe(target: PartTarget) -> str | None:
     return None
 
 
+#: An input named on the command line as the client sees it: absolute path, is a folder, size
+#: (of a file; None for a folder).
+_Seen = tuple[str, bool, int | None]
+
+
+def _seen(path: str) -> _Seen | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # the walk refuses it with the reason; no worker will be asked to read it
+    folder = stat.S_ISDIR(st.st_mode)
+    return os.path.abspath(path), folder, None if folder else st.st_size
+
+
+def _probe_inputs(inputs: list[_Seen]) -> str | None:
+    """Runs on every worker before the import starts: None, or why it cannot read an input
+    the way the client sees it (the workers read the input files themselves)."""
+    where = f"Dask worker on {os.uname().nodename} (pid {os.getpid()})"
+    for path, folder, size in inputs:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            return (
+                f"{where} cannot see the input {path} ({exc.strerror or type(exc).__name__}); "
+                f"with --executor dask the inputs must be on a filesystem every worker mounts "
+                f"at the same path (NFS, Lustre, a shared volume)"
+            )
+        if stat.S_ISDIR(st.st_mode) != folder or (size is not None and st.st_size != size):
+            return (
+                f"{where} sees another {'folder' if folder else 'file'} at {path} than the "
+                f"importing process does; with --executor dask the inputs must be on a "
+                f"filesystem every worker mounts at the same path"
+            )
+    return None
+
+
 class DaskExecutor(Executor):
     """`concurrent.futures.Executor` over a Dask client: futures complete from Dask's own
     completion callbacks, and Dask's errors become the ones the import knows."""
@@ -117,6 +154,18 @@ class DaskExecutor(Executor):
     def check_shared(self, target: PartTarget) -> None:
         """Fail early where a worker cannot see the dataset folder at the client's path."""
         answers = self.client.run(_probe, target)
+        problems = [why for why in answers.values() if why]
+        if problems:
+            more = f" (and {len(problems) - 1} more workers)" if len(problems) > 1 else ""
+            raise SharedStorageError(problems[0] + more)
+
+    def check_inputs(self, paths: Sequence[str]) -> None:
+        """Fail early where a worker cannot see the inputs named at the client's paths (a file
+        a worker cannot open later is quarantined with the reason, as a vanished file is)."""
+        seen = [s for s in map(_seen, paths) if s is not None]
+        if not seen:
+            return
+        answers = self.client.run(_probe_inputs, seen)
         problems = [why for why in answers.values() if why]
         if problems:
             more = f" (and {len(problems) - 1} more workers)" if len(problems) > 1 else ""

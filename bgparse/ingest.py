@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import heapq
 import multiprocessing
 import multiprocessing.connection
 import os
 import secrets
 import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -43,7 +45,7 @@ from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
 from bgparse.store.dataset import Dataset, KnownInputs, Transaction
-from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, iter_inputs
+from bgparse.store.inputs import Archive, InputFile, InputRef, Limits, Rejected, iter_inputs
 from bgparse.store.parts import (
     Part,
     PartTarget,
@@ -84,6 +86,7 @@ __all__ = [
     "match_uid",
     "process_file",
     "process_unit",
+    "read_task",
     "run_import",
     "unit_batches",
     "verify_file",
@@ -130,23 +133,35 @@ def _finding_key(f: Finding) -> tuple[str, int, int, str]:
 
 @dataclass(frozen=True, slots=True)
 class FileTask:
+    """One input for a worker: its bytes and their SHA-256, or (`data` None) where the worker
+    reads them itself: the absolute `source` path, with the size and modification time the
+    walk saw (a file changed since is refused, not imported with facts that are not its own)."""
+
     path: str
-    data: bytes
-    sha256: str
+    data: bytes | None
+    sha256: str | None
+    source: str | None = None
+    size: int = 0
+    mtime_ns: int = 0
 
 
 @dataclass(slots=True)
 class FileResult:
     """What one input became: its status, and its rows by table and partition (every row
-    carries `match_uid`, NULL for findings about the file as a whole)."""
+    carries `match_uid`, NULL for findings about the file as a whole). `repeat`: the unit
+    already held a file of the same content (not read again; the importer decides which copy
+    is the first). `sha256`: of the content read (None where it was not read: `changed` tells
+    a file that changed after the walk from one that could not be opened)."""
 
     path: str
-    status: Literal["ok", "quarantined"]
+    status: Literal["ok", "quarantined", "repeat"]
     reason: str | None = None
     matches: list[MatchCounts] = field(default_factory=list)
     tables: dict[PartKey, pa.RecordBatch] = field(default_factory=dict)
     findings: int = 0  # about the file as a whole (an unreadable file's)
     errors: int = 0
+    sha256: str | None = None
+    changed: bool = False
 
 
 @dataclass(slots=True)
@@ -178,21 +193,61 @@ class UnitParts:
 def process_file(task: FileTask, ctx: ImportContext, verify: Verify = verify_file) -> FileResult:
     """One input's bytes to rows. Never raises: a file that cannot be read, holds no match, or
     trips an internal error comes back quarantined with the reason."""
+    read = read_task(task)
+    if isinstance(read, FileResult):
+        return read
     rows = Rows(ctx)
-    res = _process(task, ctx, verify, set(), rows)
+    res = _process(read, ctx, verify, set(), rows)
     try:
         res.tables = rows.batches()
     except Unstorable as exc:
-        return FileResult(task.path, "quarantined", str(exc)[:500])
+        return FileResult(task.path, "quarantined", str(exc)[:500], sha256=read.sha256)
     return res
+
+
+def read_task(task: FileTask) -> FileTask | FileResult:
+    """The task with its bytes and SHA-256: read here where the walk left the file to its
+    worker, or the file quarantined as unreadable (`sha256` None). A file whose size or
+    modification time is not the walk's is refused as changed: its ledger facts and its
+    rows would not be of one content."""
+    if task.data is not None:
+        return task
+    assert task.source is not None
+    try:
+        with open(task.source, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = b""
+            if st.st_size == task.size and st.st_mtime_ns == task.mtime_ns:
+                data = fh.read(task.size + 1)
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        where = f"{os.uname().nodename} (pid {os.getpid()})"
+        return FileResult(task.path, "quarantined", f"cannot read on {where}: {why}")
+    if len(data) != task.size or st.st_size != task.size or st.st_mtime_ns != task.mtime_ns:
+        reason = (
+            f"changed while the import ran ({task.size:,} bytes when listed, {st.st_size:,} "
+            "when read): not imported; import it again"
+        )
+        return FileResult(task.path, "quarantined", reason, changed=True)
+    return FileTask(task.path, data, hashlib.sha256(data).hexdigest())
 
 
 def _process(
     task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes], rows: Rows
 ) -> FileResult:
-    """Add one file's rows to `rows`; the result has no tables (the caller makes them).
-    `seen`: matches of the unit so far; a match met again gets no rows (input order decides
-    which copy is kept, not the schedule)."""
+    """Add one file's rows to `rows`; the result has no tables (the caller makes them), and
+    the content's SHA-256."""
+    res = _process_read(task, ctx, verify, seen, rows)
+    res.sha256 = task.sha256
+    return res
+
+
+def _process_read(
+    task: FileTask, ctx: ImportContext, verify: Verify, seen: set[bytes], rows: Rows
+) -> FileResult:
+    """`_process` itself. `seen`: matches of the unit so far; a match met again gets no rows
+    (input order decides which copy is kept, not the schedule)."""
+    assert task.data is not None and task.sha256 is not None
     rows.start_file(task.path, task.sha256)
     mark = rows.mark()
     added: set[bytes] = set()
@@ -286,31 +341,52 @@ def unit_batches(
 ) -> tuple[list[FileResult], dict[PartKey, pa.RecordBatch]]:
     """The per-unit work itself, whoever ships its rows: the files' results (no tables) and
     their rows, one batch per table and partition."""
+    read = _read_unit(tasks)
     seen: set[bytes] = set()
     rows = Rows(ctx)
-    files = [_process(task, ctx, verify, seen, rows) for task in tasks]
+    files = [r if isinstance(r, FileResult) else _process(r, ctx, verify, seen, rows) for r in read]
     try:
         return files, rows.batches()
     except Unstorable:
         # A value no column holds (a hostile record): file by file, so that only the files
         # holding one are quarantined.
-        return _process_unit_by_file(tasks, ctx, verify)
+        return _process_unit_by_file(read, ctx, verify)
+
+
+def _read_unit(tasks: Sequence[FileTask]) -> list[FileTask | FileResult]:
+    """The unit's files read (`read_task`); a second file of the same content is not
+    processed again (its result says `repeat`)."""
+    contents: set[str] = set()
+    out: list[FileTask | FileResult] = []
+    for task in tasks:
+        read = read_task(task)
+        sha = read.sha256
+        if isinstance(read, FileTask) and sha is not None:
+            if sha in contents:
+                read = FileResult(read.path, "repeat", sha256=sha)
+            else:
+                contents.add(sha)
+        out.append(read)
+    return out
 
 
 def _process_unit_by_file(
-    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify
+    tasks: Sequence[FileTask | FileResult], ctx: ImportContext, verify: Verify
 ) -> tuple[list[FileResult], dict[PartKey, pa.RecordBatch]]:
     seen: set[bytes] = set()
     files = []
     parts: dict[PartKey, list[pa.RecordBatch]] = {}
     for task in tasks:
+        if isinstance(task, FileResult):
+            files.append(task)
+            continue
         rows = Rows(ctx)
         res = _process(task, ctx, verify, seen, rows)
         try:
             tables = rows.batches()
         except Unstorable as exc:
             seen -= {m.uid for m in res.matches if not m.repeat}
-            res = FileResult(task.path, "quarantined", str(exc)[:500])
+            res = FileResult(task.path, "quarantined", str(exc)[:500], sha256=task.sha256)
             tables = {}
         for key, batch in tables.items():
             parts.setdefault(key, []).append(batch)
@@ -426,9 +502,11 @@ class _Meta:
     archive_sha256: str | None = None
 
     @classmethod
-    def of(cls, item: InputFile | Rejected | Archive) -> _Meta:
+    def of(cls, item: InputFile | InputRef | Rejected | Archive) -> _Meta:
         if isinstance(item, Archive):
             return cls(item.path, "archive", item.sha256, item.size)
+        if isinstance(item, InputRef):
+            return cls(item.path, item.kind, None, item.size)  # hashed by its worker
         size = len(item.data) if isinstance(item, InputFile) else item.size
         return cls(item.path, item.kind, item.sha256, size, item.archive_path, item.archive_sha256)
 
@@ -596,8 +674,18 @@ class _Importer:
         summary: ImportSummary,
         on_progress: Callable[[ImportProgress], None] | None,
         on_input: Callable[[InputOutcome], None] | None = None,
+        known: KnownInputs | None = None,
+        defer: bool = False,
     ) -> None:
         self.tx = tx
+        self.known = known or KnownInputs()
+        #: Whether workers hash inputs: then which copy of a content is the first, and which
+        #: content an earlier import settled, is decided as units come back (in input order).
+        self.defer = defer
+        #: Inputs and archives of this import, by SHA-256: the first input of each content,
+        #: which a later copy's ledger row names (the first may have been quarantined: its
+        #: copy is as damaged, and the archivist must be able to find why).
+        self.seen_content: dict[str, str] = {}
         self.ctx = ctx
         self.uids = known_uids
         self.summary = summary
@@ -683,18 +771,23 @@ class _Importer:
         its parts are read back, those matches' rows dropped, the rest written here, and the
         parts removed."""
         known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
-        if known:
-            value_set = pa.array(list(known), type=pa.binary(16))
+        metas, settled, dropped = self.contents(metas, res.files)
+        drop_uids = known | dropped[0]
+        if drop_uids or dropped[1]:
+            value_set = pa.array(list(drop_uids), type=pa.binary(16))
+            shas = pa.array(list(dropped[1]), type=pa.string())
         for part in res.parts:
-            if not known:
+            if not drop_uids and not dropped[1]:
                 self.parts.setdefault((part.table, part.source, part.year), []).append(part.rel)
                 continue
             for batch in read_part(target, part).to_batches():
                 keep = pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
+                if dropped[1] and "file_sha256" in batch.schema.names:
+                    keep = pc.and_(keep, _not_from(batch, shas))
                 self.tx.add(part.table, batch.filter(keep), part.source, part.year)
             remove_part(target, part)
-        for meta, f in zip(metas, res.files, strict=True):
-            self.result(meta, f, known)
+        for meta, f, first in zip(metas, res.files, settled, strict=True):
+            self.settle(meta, f, first, known)
 
     def merge_parts(self, executor: Executor, target: PartTarget) -> None:
         """Once every unit is in: each partition's parts merged into few files by the workers
@@ -714,23 +807,81 @@ class _Importer:
         """A unit's results, in input order. Its matches already stored (by an earlier unit or
         import) lose their rows here; repeats within the unit were dropped by the worker."""
         known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
+        metas, settled, dropped = self.contents(metas, res.files)
         tables = res.batches()
-        if known:
+        if dropped[1]:
+            # A copy of a content settled before (by this import or an earlier one): none of
+            # its rows, its findings included, as if it had not been read.
+            shas = pa.array(list(dropped[1]), type=pa.string())
+            tables = {
+                key: batch.filter(_not_from(batch, shas))
+                if "file_sha256" in batch.schema.names
+                else batch
+                for key, batch in tables.items()
+            }
+        if known or dropped[0]:
             value_set = pa.array(list(known), type=pa.binary(16))
+            all_set = pa.array(list(known | dropped[0]), type=pa.binary(16))
             tables = {
                 key: (
                     _mark_duplicates(batch, value_set)
                     if key[0] == "findings"
                     else batch.filter(
-                        pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
+                        pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=all_set))
                     )
                 )
                 for key, batch in tables.items()
             }
         for (table, source, year), batch in tables.items():
             self.tx.add(table, batch, source, year)
-        for meta, f in zip(metas, res.files, strict=True):
-            self.result(meta, f, known)
+        for meta, f, first in zip(metas, res.files, settled, strict=True):
+            self.settle(meta, f, first, known)
+
+    def contents(
+        self, metas: list[_Meta], files: list[FileResult]
+    ) -> tuple[list[_Meta], list[str | None], tuple[set[bytes], set[str]]]:
+        """Where workers hashed the inputs: each file's ledger facts completed with its
+        SHA-256, and the files settled by their content alone (already in the dataset:
+        skipped; a copy of an earlier input of this import: a duplicate naming it), as the
+        walk settles them where this process reads the inputs. Returns the metas, which files
+        are settled (None: not; "": skipped; else the first input of its content), and the
+        match ids and contents whose rows must go (a settled file's)."""
+        if not self.defer:
+            return metas, [None] * len(metas), (set(), set())
+        out: list[_Meta] = []
+        settled: list[str | None] = []
+        uids: set[bytes] = set()
+        shas: set[str] = set()
+        for meta, f in zip(metas, files, strict=True):
+            sha = f.sha256
+            if sha != meta.sha256:
+                meta = replace(meta, sha256=sha)
+            out.append(meta)
+            first = self.seen_content.get(sha) if sha is not None else None
+            if sha is None:
+                # Unreadable here as at an earlier import: skipped, as the walk skips it.
+                first = "" if not f.changed and meta.path in self.known.paths else None
+            elif sha in self.known.contents:
+                first = ""
+            elif first is None:
+                self.seen_content[sha] = meta.path
+            settled.append(first)
+            if first is not None and sha is not None and f.status != "repeat":
+                # Only the first file of a content in its unit has rows (the others are
+                # repeats): dropping the rows of this content drops none of another file's.
+                shas.add(sha)
+                uids.update(m.uid for m in f.matches if not m.repeat)
+        return out, settled, (uids, shas)
+
+    def settle(self, meta: _Meta, res: FileResult, first: str | None, known: set[bytes]) -> None:
+        """One file's outcome: settled by its content (`contents`), or by its results."""
+        if first is None:
+            self.result(meta, res, known)
+        elif not first:
+            self.skip(meta)
+        else:
+            why = f"same content as {first} (sha256 {(meta.sha256 or '')[:12]}…)"
+            self.record(meta, "duplicate", why)
 
     def result(self, meta: _Meta, res: FileResult, known: set[bytes]) -> None:
         s = self.summary
@@ -772,6 +923,11 @@ class _Importer:
             (findings, sum(m.errors for m in res.matches)),
             sum(m.warnings for m in res.matches),
         )
+
+
+def _not_from(batch: pa.RecordBatch, shas: pa.Array) -> pa.Array:
+    """Rows of `batch` that come from no file of these contents."""
+    return pc.invert(pc.is_in(batch.column("file_sha256"), value_set=shas))
 
 
 def _mark_duplicates(batch: pa.RecordBatch, uids: pa.Array) -> pa.RecordBatch:
@@ -832,19 +988,28 @@ def run_import(
             )
             summary = ImportSummary(ctx.import_id)
             tx = ds.begin(ctx.import_id, version)
-            importer = _Importer(tx, ctx, ds.match_uids(), summary, on_progress, on_input)
             target: PartTarget | None = None
             try:
                 if executor is None:
                     executor, close = _make_executor(opts, workers)
                     close = _once(close)
                     stack.push(_closing(close))
+                importer = _Importer(
+                    tx,
+                    ctx,
+                    ds.match_uids(),
+                    summary,
+                    on_progress,
+                    on_input,
+                    known,
+                    defer=_on_cluster(executor),
+                )
                 worker_parts = opts.worker_parts
                 if worker_parts is None:
                     worker_parts = opts.executor == "dask"
                 if worker_parts:
                     target = open_staging(root, ctx.import_id, version)
-                workers = _cluster_setup(executor, target, on_notice) or workers
+                workers = _cluster_setup(executor, target, on_notice, tops) or workers
                 _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1), target)
                 if target is not None:
                     importer.merge_parts(executor, target)
@@ -892,17 +1057,32 @@ def _once(close: _Close) -> _Close:
     return call
 
 
-def _cluster_setup(
-    executor: Executor, target: PartTarget | None, on_notice: Callable[[str], None] | None
-) -> int | None:
-    """On a Dask cluster: check every worker sees the dataset folder (before any work is
-    sent), say where its dashboard is; returns its number of worker threads."""
+def _on_cluster(executor: Executor) -> bool:
+    """Is the import running on a Dask cluster (whose workers read the inputs themselves)?"""
+    if "bgparse.executors" not in sys.modules:
+        return False  # never imported: Dask is not in use
     from bgparse.executors import DaskExecutor
 
-    if not isinstance(executor, DaskExecutor):
+    return isinstance(executor, DaskExecutor)
+
+
+def _cluster_setup(
+    executor: Executor,
+    target: PartTarget | None,
+    on_notice: Callable[[str], None] | None,
+    inputs: Sequence[str] = (),
+) -> int | None:
+    """On a Dask cluster: check every worker sees the dataset folder and the inputs named
+    (before any work is sent), say where its dashboard is; returns its number of worker
+    threads."""
+    if not _on_cluster(executor):
         return None
+    from bgparse.executors import DaskExecutor
+
+    assert isinstance(executor, DaskExecutor)
     if target is not None:
         executor.check_shared(target)
+    executor.check_inputs(inputs)
     link = executor.dashboard()
     if link and on_notice is not None:
         on_notice(f"Dask dashboard: {link}")
@@ -922,10 +1102,12 @@ def _pump(
 ) -> None:
     summary = importer.summary
     ctx = importer.ctx
-    # Inputs and archives of this import, by SHA-256: the first input of each content, which
-    # a later copy's ledger row names (the first may have been quarantined: its copy is as
-    # damaged, and the archivist must be able to find why).
-    seen_content: dict[str, str] = {}
+    seen_content = importer.seen_content
+    # On a cluster the workers read and hash the plain files (the client's reading and
+    # hashing was a third of its work per file); which copy of a content comes first is then
+    # decided as units come back, in input order (`_Importer.contents`), for every file,
+    # archive members included (read here: an archive is a stream).
+    defer = importer.defer
     seen_paths: set[str] = set()  # refused inputs of this import, by path
     pending: deque[tuple[Future[UnitResult | UnitParts], list[_Meta], int]] = deque()
     chunk: list[FileTask] = []
@@ -971,25 +1153,33 @@ def _pump(
     def skip_archive(sha: str) -> bool:
         return sha in known.archives or sha in seen_content
 
-    items = iter_inputs(paths, opts.limits, skip_archive=skip_archive, exclude=[root])
+    items = iter_inputs(paths, opts.limits, skip_archive=skip_archive, exclude=[root], defer=defer)
     for item in items:
         summary.inputs += 1
         meta = _Meta.of(item)
-        if isinstance(item, InputFile):
-            if item.sha256 in known.contents:
+        if isinstance(item, InputRef | InputFile):
+            if isinstance(item, InputRef):
+                task = FileTask(item.path, None, None, item.source, item.size, item.mtime_ns)
+            elif item.sha256 in known.contents:
                 importer.skip(meta)
-            elif (first := seen_content.get(item.sha256)) is not None:
+                importer.progress(item.consumed)
+                continue
+            elif not defer and (first := seen_content.get(item.sha256)) is not None:
                 why = f"same content as {first} (sha256 {item.sha256[:12]}…)"
                 importer.record(meta, "duplicate", why)
+                importer.progress(item.consumed)
+                continue
             else:
-                seen_content[item.sha256] = item.path
-                chunk.append(FileTask(item.path, item.data, item.sha256))
-                metas.append(meta)
-                chunk_bytes += len(item.data)
-                chunk_consumed += item.consumed
-                if len(chunk) >= max_files or chunk_bytes >= max_bytes:
-                    submit()
-                continue  # progress is credited when the chunk's results come back
+                if not defer:
+                    seen_content[item.sha256] = item.path
+                task = FileTask(item.path, item.data, item.sha256)
+            chunk.append(task)
+            metas.append(meta)
+            chunk_bytes += task.size if task.data is None else len(task.data)
+            chunk_consumed += item.consumed
+            if len(chunk) >= max_files or chunk_bytes >= max_bytes:
+                submit()
+            continue  # progress is credited when the chunk's results come back
         elif isinstance(item, Rejected):
             key = item.sha256 or item.path
             if item.sha256 in known.contents if item.sha256 else item.path in known.paths:

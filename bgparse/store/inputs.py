@@ -45,6 +45,7 @@ from bgparse.paths import display_path
 __all__ = [
     "Archive",
     "InputFile",
+    "InputRef",
     "Item",
     "Limits",
     "Rejected",
@@ -94,6 +95,20 @@ class InputFile:
 
 
 @dataclass(frozen=True, slots=True)
+class InputRef:
+    """A file left for a worker to read and hash (`iter_inputs(..., defer=True)`): `source` is
+    the absolute path to open, `size` and `mtime_ns` what the walk saw, so that the reader can
+    tell a file changed since. Only a plain file that is not an archive is left unread."""
+
+    path: str
+    source: str
+    size: int
+    mtime_ns: int
+    kind: Literal["file"] = "file"
+    consumed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Rejected:
     """An input refused before it was read whole, with the reason. `sha256` is None where the
     content was never read in full (a link, an oversized member, a bomb)."""
@@ -122,7 +137,7 @@ class Archive:
     consumed: int = 0
 
 
-Item = InputFile | Rejected | Archive
+Item = InputFile | InputRef | Rejected | Archive
 
 
 class _LimitExceeded(Exception):
@@ -206,28 +221,34 @@ def iter_inputs(
     *,
     skip_archive: Callable[[str], bool] | None = None,
     exclude: Iterable[str | os.PathLike[str]] = (),
+    defer: bool = False,
 ) -> Iterator[Item]:
     """Every input under `paths` in a stable order. `skip_archive(sha256)` lets the caller skip
     an archive it has already imported without reading its members; folders in `exclude`
-    (the dataset being written, when it lies inside an input folder) are not walked.
+    (the dataset being written, when it lies inside an input folder) are not walked. With
+    `defer`, a plain file (not an archive, within the size limit) is an `InputRef`, not read
+    past its first 512 bytes (which tell an archive): its reader reads and hashes it.
 
     Items are labelled with their names' display form (`bgparse.paths`): the file system's
     name is used to read, and only the label travels on to reports and the dataset."""
     lim = limits or Limits()
     skip = frozenset(os.path.realpath(p) for p in exclude)
+    # Where an input is left to another process (maybe on another machine), it is named by
+    # an absolute path: that process's working folder is not ours.
+    cwd = os.getcwd() if defer else None
     for top in paths:
         top_s = os.fspath(top)
         for path in _walk(top_s, skip):
             if isinstance(path, _LinkedDir):
                 yield Rejected(display_path(path), "file", "symlinked folder not followed")
             else:
-                for item in _read_path(path, lim, skip_archive):
+                for item in _read_path(path, lim, skip_archive, cwd):
                     yield _labelled(item)
 
 
 def _labelled(item: Item) -> Item:
     shown = display_path(item.path)
-    if isinstance(item, Archive):
+    if isinstance(item, Archive | InputRef):
         return item if shown == item.path else replace(item, path=shown)
     archive = item.archive_path
     shown_archive = display_path(archive) if archive is not None else None
@@ -274,7 +295,7 @@ def _archive_kind(head: bytes) -> str | None:
 
 
 def _read_path(
-    path: str, lim: Limits, skip_archive: Callable[[str], bool] | None
+    path: str, lim: Limits, skip_archive: Callable[[str], bool] | None, cwd: str | None = None
 ) -> Iterator[Item]:
     try:
         st = os.stat(path)
@@ -297,6 +318,10 @@ def _read_path(
                         size=st.st_size,
                         consumed=st.st_size,
                     )
+                    return
+                if cwd is not None:
+                    source = os.path.join(cwd, path)
+                    yield InputRef(path, source, st.st_size, st.st_mtime_ns, consumed=st.st_size)
                     return
                 # The size check above used stat; a file growing meanwhile is cut at the limit.
                 data = head + fh.read(lim.max_file_bytes + 1 - len(head))

@@ -1,0 +1,180 @@
+"""With `--executor dask` the workers read and hash the input files themselves: the ledger and
+the dataset are the process pool's (which copy of a content is the first, what an earlier
+import settled), a file changed after the walk is quarantined and retried by the next import,
+and a worker that cannot see the inputs stops the import before it starts. Real GNU matches,
+a LocalCluster of 2 worker processes. Skipped where Dask is not installed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bgparse.ingest import (
+    FileResult,
+    FileTask,
+    ImportOptions,
+    ImportProgress,
+    read_task,
+    run_import,
+)
+from bgparse.query import connect, run
+from bgparse.store.dataset import Dataset
+
+from ..conftest import CORPUS
+from .conftest import snapshot
+
+pytest.importorskip("distributed")
+pytestmark = pytest.mark.corpus
+GNUBG = CORPUS / "gnubg"
+if not GNUBG.is_dir():
+    pytest.skip(f"{GNUBG} is absent", allow_module_level=True)
+
+import bgparse.executors as executors  # noqa: E402 - after the skip
+from bgparse.executors import DaskExecutor, open_dask  # noqa: E402
+from bgparse.store.parts import SharedStorageError  # noqa: E402
+
+A = GNUBG / "g7000_money.mat"
+B = GNUBG / "g7001_m17.mat"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[DaskExecutor]:
+    dask = open_dask(None, 2)
+    yield dask
+    dask.shutdown()
+
+
+def copies(folder: Path) -> Path:
+    """Inputs where contents repeat, read by the walk (archive members) and by workers (plain
+    files) in turn: `0.zip!x.mat` is B, `a.mat` A, `b.mat` a copy of A, `c.mat` a copy of
+    the zip's member, `z.zip!y.mat` a copy of A; and a file that is no match (quarantined)."""
+    folder.mkdir()
+    with zipfile.ZipFile(folder / "0.zip", "w") as zf:
+        zf.write(B, "x.mat")
+    shutil.copyfile(A, folder / "a.mat")
+    shutil.copyfile(A, folder / "b.mat")
+    shutil.copyfile(B, folder / "c.mat")
+    shutil.copyfile(A.with_name(A.name + ".truth.json"), folder / "d.json")
+    with zipfile.ZipFile(folder / "z.zip", "w") as zf:
+        zf.write(A, "y.mat")
+    return folder
+
+
+def ledger(root: Path) -> list[dict[str, object]]:
+    con = connect(root)
+    sql = "SELECT path, kind, size_bytes, sha256, status, reason FROM imports ORDER BY path"
+    return run(con, sql).to_pylist()
+
+
+@pytest.mark.parametrize("chunk", [1, 8])
+def test_workers_hash_the_inputs_and_the_ledger_is_the_pools(
+    cluster: DaskExecutor, tmp_path: Path, chunk: int
+) -> None:
+    inputs = copies(tmp_path / "in")
+    pool, dask = tmp_path / "pool", tmp_path / "dask"
+    run_import([inputs], pool, ImportOptions(workers=2, chunk_files=chunk))
+    opts = ImportOptions(executor="dask", workers=2, chunk_files=chunk)
+    summary = run_import([inputs], dask, opts, executor=cluster)
+    assert ledger(dask) == ledger(pool)
+    assert snapshot(dask) == snapshot(pool)
+    rows = {r["path"]: r for r in ledger(dask)}
+    for name in ("a.mat", "b.mat", "c.mat", "d.json"):
+        row = rows[str(inputs / name)]
+        assert row["sha256"] == hashlib.sha256((inputs / name).read_bytes()).hexdigest()
+        assert row["size_bytes"] == (inputs / name).stat().st_size
+    assert rows[str(inputs / "b.mat")]["status"] == "duplicate"
+    assert rows[str(inputs / "b.mat")]["reason"].startswith(f"same content as {inputs / 'a.mat'}")
+    assert rows[str(inputs / "c.mat")]["reason"].startswith(f"same content as {inputs}/0.zip!x")
+    assert rows[f"{inputs}/z.zip!y.mat"]["reason"].startswith(f"same content as {inputs}/a.mat")
+    assert rows[str(inputs / "d.json")]["status"] == "quarantined"
+    assert (summary.imported, summary.duplicate, summary.matches) == (
+        4,
+        3,
+        2,
+    )  # two archives among the imported
+    # Copies under new names of what is stored: settled by their content, as the pool does.
+    shutil.copyfile(A, inputs / "e.mat")
+    shutil.copyfile(B, inputs / "f.mat")
+    again = run_import([inputs], dask, opts, executor=cluster)
+    run_import([inputs], pool, ImportOptions(workers=2, chunk_files=chunk))
+    assert (again.skipped, again.committed, again.matches) == (again.inputs, False, 0)
+    assert snapshot(dask) == snapshot(pool)
+
+
+def test_a_file_changed_after_the_walk_is_quarantined_and_the_next_import_takes_it(
+    cluster: DaskExecutor, tmp_path: Path
+) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copyfile(A, inputs / "a.mat")
+    os.mkfifo(inputs / "b.fifo")  # refused by the walk: its progress comes before a.mat is sent
+    changed: list[int] = []
+
+    def change(p: ImportProgress) -> None:
+        if not changed:
+            with open(inputs / "a.mat", "ab") as fh:
+                fh.write(b"\n")
+            changed.append(p.inputs)
+
+    opts = ImportOptions(executor="dask", workers=2)
+    first = run_import([inputs], tmp_path / "data", opts, executor=cluster, on_progress=change)
+    assert changed == [2]
+    assert (first.imported, first.quarantined) == (0, 2)
+    row = next(r for r in ledger(tmp_path / "data") if r["path"].endswith("a.mat"))
+    assert row["sha256"] is None and row["status"] == "quarantined"
+    assert "changed while the import ran" in row["reason"]
+    again = run_import([inputs], tmp_path / "data", opts, executor=cluster)
+    assert (again.imported, again.matches, again.skipped) == (1, 1, 1)  # the FIFO: skipped
+
+
+def test_read_task_reads_and_hashes_what_the_walk_saw(tmp_path: Path) -> None:
+    path = tmp_path / "a.mat"
+    shutil.copyfile(A, path)
+    st = path.stat()
+    task = FileTask(str(path), None, None, str(path), st.st_size, st.st_mtime_ns)
+    read = read_task(task)
+    assert isinstance(read, FileTask)
+    assert read.data == A.read_bytes()
+    assert read.sha256 == hashlib.sha256(A.read_bytes()).hexdigest()
+    later = FileTask(str(path), None, None, str(path), st.st_size, st.st_mtime_ns - 1)
+    stale = read_task(later)
+    assert isinstance(stale, FileResult) and stale.changed and stale.sha256 is None
+    path.unlink()
+    gone = read_task(task)
+    assert isinstance(gone, FileResult) and not gone.changed and gone.status == "quarantined"
+    assert gone.reason is not None and gone.reason.startswith("cannot read on ")
+    assert "No such file" in gone.reason
+
+
+def test_a_worker_that_cannot_see_the_inputs_fails_the_import_early(
+    cluster: DaskExecutor, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copyfile(A, inputs / "a.mat")
+    cluster.check_inputs([str(inputs), str(inputs / "a.mat")])  # every worker sees them
+    # The importing process sees the inputs at a path the workers do not have (another
+    # machine's local disk): the workers' own probe must refuse.
+    elsewhere = str(tmp_path / "only-on-the-client")
+    real = executors._seen
+    monkeypatch.setattr(executors, "_seen", lambda p: (elsewhere, True, None))
+    with pytest.raises(SharedStorageError, match=r"cannot see the input .*only-on-the-client"):
+        cluster.check_inputs([str(inputs)])
+    data = tmp_path / "data"
+    opts = ImportOptions(executor="dask", workers=2)
+    with pytest.raises(SharedStorageError, match="inputs must be on a filesystem every worker"):
+        run_import([inputs], data, opts, executor=cluster)
+    assert Dataset(data).manifest().generation == 0  # nothing committed
+    # A file of another size at the same path: another filesystem.
+    size = (inputs / "a.mat").stat().st_size + 1
+    monkeypatch.setattr(executors, "_seen", lambda p: (str(inputs / "a.mat"), False, size))
+    with pytest.raises(SharedStorageError, match="sees another file at"):
+        cluster.check_inputs([str(inputs / "a.mat")])
+    monkeypatch.setattr(executors, "_seen", real)
+    assert run_import([inputs], data, opts, executor=cluster).matches == 1
