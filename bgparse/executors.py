@@ -75,10 +75,24 @@ def _batch_gc_worker() -> None:
         ingest._BATCH_GC = True
 
 
-def run_task(fn: Callable[..., _T], *args: Any) -> _T:
+class _Args:
+    """A task's arguments in one opaque object: Dask looks for futures inside lists, tuples
+    and dataclasses it is given, one object at a time (for a unit, every file's task), and
+    bgparse passes none."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple[Any, ...]) -> None:
+        self.args = args
+
+    def __reduce__(self) -> tuple[type[_Args], tuple[tuple[Any, ...]]]:
+        return _Args, (self.args,)
+
+
+def run_task(fn: Callable[..., _T], args: _Args) -> _T:
     """What a Dask worker runs: the given per-unit function, with batch garbage collection."""
     _batch_gc_worker()
-    return fn(*args)
+    return fn(*args.args)
 
 
 def _probe(target: PartTarget) -> str | None:
@@ -174,7 +188,9 @@ class DaskExecutor(Executor):
     def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> Future[_T]:
         out: Future[_T] = Future()
         # pure=False: two units never share a key, even with equal arguments.
-        task = self.client.submit(run_task, fn, *args, pure=False, retries=TASK_RETRIES, **kwargs)
+        task = self.client.submit(
+            run_task, fn, _Args(args), pure=False, retries=TASK_RETRIES, **kwargs
+        )
         with self._lock:
             self._pending.add(task)
 

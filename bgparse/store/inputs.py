@@ -320,7 +320,7 @@ def _read_path(
                     )
                     return
                 if cwd is not None:
-                    source = os.path.join(cwd, path)
+                    source = path if path.startswith("/") else f"{cwd}/{path}"
                     yield InputRef(path, source, st.st_size, st.st_mtime_ns, consumed=st.st_size)
                     return
                 # The size check above used stat; a file growing meanwhile is cut at the limit.
