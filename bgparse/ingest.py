@@ -168,6 +168,20 @@ class FileResult:
     sha256: str | None = None
     changed: bool = False
 
+    def __reduce__(self) -> tuple[type[FileResult], tuple[Any, ...]]:
+        # One per file, pickled by its worker and unpickled by the client (see FileTask).
+        return FileResult, (
+            self.path,
+            self.status,
+            self.reason,
+            self.matches,
+            self.tables,
+            self.findings,
+            self.errors,
+            self.sha256,
+            self.changed,
+        )
+
 
 @dataclass(slots=True)
 class UnitResult:

@@ -75,6 +75,20 @@ class MatchCounts:
     warnings: int = 0
     repeat: bool = False  # an earlier file of the same unit (or this file) has it: no rows
 
+    def __reduce__(self) -> tuple[type[MatchCounts], tuple[Any, ...]]:
+        # Sent back by every worker for every match: a slots dataclass's own pickling looks
+        # its fields up each time, on the worker and again on the importing client.
+        return MatchCounts, (
+            self.uid,
+            self.games,
+            self.turns,
+            self.cube_actions,
+            self.findings,
+            self.errors,
+            self.warnings,
+            self.repeat,
+        )
+
 
 class Unstorable(InputError, ValueError):
     """A verified match with a value the dataset's columns cannot hold: its file is
