@@ -53,7 +53,8 @@ def cluster() -> Iterator[DaskExecutor]:
 def copies(folder: Path) -> Path:
     """Inputs where contents repeat, read by the walk (archive members) and by workers (plain
     files) in turn: `0.zip!x.mat` is B, `a.mat` A, `b.mat` a copy of A, `c.mat` a copy of
-    the zip's member, `z.zip!y.mat` a copy of A; and a file that is no match (quarantined)."""
+    the zip's member, `z.zip!y.mat` a copy of A; and a file that is no match (quarantined: a
+    finding about the file), `e.json` its copy (a duplicate: no finding of its own)."""
     folder.mkdir()
     with zipfile.ZipFile(folder / "0.zip", "w") as zf:
         zf.write(B, "x.mat")
@@ -61,6 +62,7 @@ def copies(folder: Path) -> Path:
     shutil.copyfile(A, folder / "b.mat")
     shutil.copyfile(B, folder / "c.mat")
     shutil.copyfile(A.with_name(A.name + ".truth.json"), folder / "d.json")
+    shutil.copyfile(A.with_name(A.name + ".truth.json"), folder / "e.json")
     with zipfile.ZipFile(folder / "z.zip", "w") as zf:
         zf.write(A, "y.mat")
     return folder
@@ -72,14 +74,17 @@ def ledger(root: Path) -> list[dict[str, object]]:
     return run(con, sql).to_pylist()
 
 
-@pytest.mark.parametrize("chunk", [1, 8])
+@pytest.mark.parametrize(
+    "chunk,parts",
+    [(1, True), (8, True), (1, False)],  # False: the rows come back to the client
+)
 def test_workers_hash_the_inputs_and_the_ledger_is_the_pools(
-    cluster: DaskExecutor, tmp_path: Path, chunk: int
+    cluster: DaskExecutor, tmp_path: Path, chunk: int, parts: bool
 ) -> None:
     inputs = copies(tmp_path / "in")
     pool, dask = tmp_path / "pool", tmp_path / "dask"
     run_import([inputs], pool, ImportOptions(workers=2, chunk_files=chunk))
-    opts = ImportOptions(executor="dask", workers=2, chunk_files=chunk)
+    opts = ImportOptions(executor="dask", workers=2, chunk_files=chunk, worker_parts=parts)
     summary = run_import([inputs], dask, opts, executor=cluster)
     assert ledger(dask) == ledger(pool)
     assert snapshot(dask) == snapshot(pool)
@@ -93,14 +98,12 @@ def test_workers_hash_the_inputs_and_the_ledger_is_the_pools(
     assert rows[str(inputs / "c.mat")]["reason"].startswith(f"same content as {inputs}/0.zip!x")
     assert rows[f"{inputs}/z.zip!y.mat"]["reason"].startswith(f"same content as {inputs}/a.mat")
     assert rows[str(inputs / "d.json")]["status"] == "quarantined"
-    assert (summary.imported, summary.duplicate, summary.matches) == (
-        4,
-        3,
-        2,
-    )  # two archives among the imported
+    # Two archives among the imported; b.mat, c.mat, z.zip!y.mat and e.json duplicates.
+    assert (summary.imported, summary.duplicate, summary.matches) == (4, 4, 2)
+    assert rows[str(inputs / "e.json")]["reason"].startswith(f"same content as {inputs}/d.json")
     # Copies under new names of what is stored: settled by their content, as the pool does.
-    shutil.copyfile(A, inputs / "e.mat")
-    shutil.copyfile(B, inputs / "f.mat")
+    shutil.copyfile(A, inputs / "f.mat")
+    shutil.copyfile(B, inputs / "g.mat")
     again = run_import([inputs], dask, opts, executor=cluster)
     run_import([inputs], pool, ImportOptions(workers=2, chunk_files=chunk))
     assert (again.skipped, again.committed, again.matches) == (again.inputs, False, 0)
