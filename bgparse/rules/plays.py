@@ -256,6 +256,8 @@ def _generate_general(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int
         moved = False
         # Doubles take their sources in non-increasing order (one order per set of steps).
         for s in range(top, 0, -1):
+            if not mv[s]:  # an empty point: single_step's first refusal, without the call
+                continue
             step = single_step(mv, o, s, d)
             if isinstance(step, str):
                 continue
