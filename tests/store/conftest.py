@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,6 +105,16 @@ def hand_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (inputs / "zz-empty.mat").write_bytes(b"")
     run_import([inputs], base / "data", ImportOptions(workers=1), verify=fake_verify)
     return base / "data"
+
+
+def group_alive(pgid: int) -> bool:
+    """Does any process of the group `pgid` still run? (The kill and signal tests start their
+    importer in a session of its own, so its workers share its process group.)"""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def snapshot(root: Path) -> dict[str, list[tuple[Any, ...]]]:

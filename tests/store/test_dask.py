@@ -24,7 +24,7 @@ from bgparse.store.dataset import Dataset
 from bgparse.store.parts import PartTarget, SharedStorageError, check_staging, open_staging
 
 from ..conftest import CORPUS
-from .conftest import snapshot
+from .conftest import group_alive, snapshot
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.corpus
@@ -250,14 +250,6 @@ print("finished")
 """
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @pytest.mark.parametrize(
     "point,n,rerun",
     [
@@ -292,11 +284,11 @@ def test_a_killed_client_leaves_the_dataset_unchanged_and_a_rerun_completes_it(
         assert child.returncode == -signal.SIGKILL, (out, err)
         # The local cluster's worker processes end with the process that started them.
         deadline = time.monotonic() + 20
-        while _group_alive(child.pid) and time.monotonic() < deadline:
+        while group_alive(child.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not _group_alive(child.pid), "Dask workers outlived the killed client"
+        assert not group_alive(child.pid), "Dask workers outlived the killed client"
     finally:
-        if _group_alive(child.pid):
+        if group_alive(child.pid):
             os.killpg(child.pid, signal.SIGKILL)
     assert snapshot(data) == before
     if rerun == "dask":
@@ -364,11 +356,11 @@ def test_ctrl_c_stops_the_cluster_and_exits_130(tmp_path: Path) -> None:
             "bgparse: interrupted: nothing was committed, the dataset is as it was"
         )
         deadline = time.monotonic() + 20
-        while _group_alive(proc.pid) and time.monotonic() < deadline:
+        while group_alive(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not _group_alive(proc.pid), "Dask workers outlived the interrupted import"
+        assert not group_alive(proc.pid), "Dask workers outlived the interrupted import"
     finally:
-        if _group_alive(proc.pid):
+        if group_alive(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
     assert all(not files for files in Dataset(data).manifest().files.values())
     assert_clean(data)

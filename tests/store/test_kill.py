@@ -20,7 +20,7 @@ import pytest
 from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect
 
-from .conftest import hand_matches, snapshot, write_inputs
+from .conftest import group_alive, hand_matches, snapshot, write_inputs
 from .factories import encode, fake_verify, game, match, roll
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -93,20 +93,12 @@ def run_killed(
         assert child.returncode == -signal.SIGKILL, (out, err)
         # Pool workers notice their importer is gone and exit on their own.
         deadline = time.monotonic() + 10
-        while _group_alive(child.pid) and time.monotonic() < deadline:
+        while group_alive(child.pid) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not _group_alive(child.pid), "worker processes outlived the killed import"
+        assert not group_alive(child.pid), "worker processes outlived the killed import"
     finally:
-        if _group_alive(child.pid):
+        if group_alive(child.pid):
             os.killpg(child.pid, signal.SIGKILL)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.parametrize(

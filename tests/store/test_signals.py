@@ -30,7 +30,7 @@ from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect
 
 from ..conftest import SAMPLES, corpus_dir
-from .conftest import files, snapshot
+from .conftest import files, group_alive, snapshot
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -93,14 +93,6 @@ def _start(argv: list[str]) -> subprocess.Popen[bytes]:
     )
 
 
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 def _group(pgid: int) -> list[str]:
     """Command lines of the live processes of a process group."""
     out = []
@@ -128,11 +120,11 @@ def _finish(child: subprocess.Popen[bytes], sent_at: Callable[[], float]) -> Sto
             pytest.fail("the command did not stop (hung): killed it")
         ended = time.monotonic()
         seconds = ended - sent_at()
-        while _group_alive(child.pid) and time.monotonic() < ended + GROUP_BOUND:
+        while group_alive(child.pid) and time.monotonic() < ended + GROUP_BOUND:
             time.sleep(0.05)
         assert not _group(child.pid), "processes of the import outlived it"
     finally:
-        if _group_alive(child.pid):
+        if group_alive(child.pid):
             os.killpg(child.pid, signal.SIGKILL)
     assert seconds < STOP_BOUND, f"stopped {seconds:.1f} s after the signal"
     return Stopped(child.returncode, err.decode(errors="replace"), seconds)
