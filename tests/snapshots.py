@@ -82,6 +82,10 @@ def dataset_digest(data: Path, root: Path = CORPUS) -> dict[str, dict[str, list[
                     continue
                 if name in PATH_COLUMNS:
                     value = _relative(value, root)
+                elif isinstance(value, str):
+                    # A message may name another input ("same content as <path>"): where the
+                    # corpus sits is not behaviour.
+                    value = value.replace(str(root) + "/", "")
                 clean[name] = _plain(value)
             key = clean.get("match_uid") or clean.get("source_path") or clean.get("path")
             groups[str(key)].append(json.dumps(clean, sort_keys=True, ensure_ascii=False))
