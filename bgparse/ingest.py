@@ -128,6 +128,9 @@ def _finding_key(f: Finding) -> tuple[str, int, int, str]:
     return (f.code, f.line, f.column, f.message)
 
 
+#: The ledger's reason for an input refused unread and met again in the same import.
+GIVEN_TWICE = "the same input was given twice"
+
 # --- the per-file work ---------------------------------------------------------------------
 
 
@@ -135,7 +138,9 @@ def _finding_key(f: Finding) -> tuple[str, int, int, str]:
 class FileTask:
     """One input for a worker: its bytes and their SHA-256, or (`data` None) where the worker
     reads them itself: the absolute `source` path, with the size and modification time the
-    walk saw (a file changed since is refused, not imported with facts that are not its own)."""
+    walk saw (a file changed since is refused, not imported with facts that are not its own).
+    `settled`: the SHA-256 an earlier import settled at this path; a worker that reads that
+    content again goes no further (a re-run's unchanged inputs are hashed, not verified)."""
 
     path: str
     data: bytes | None
@@ -143,11 +148,20 @@ class FileTask:
     source: str | None = None
     size: int = 0
     mtime_ns: int = 0
+    settled: str | None = None
 
     def __reduce__(self) -> tuple[type[FileTask], tuple[Any, ...]]:
         # Pickled once per file by the client: a slots dataclass's own pickling looks its
         # fields up each time (a tenth of the client's cost per file on Dask).
-        return FileTask, (self.path, self.data, self.sha256, self.source, self.size, self.mtime_ns)
+        return FileTask, (
+            self.path,
+            self.data,
+            self.sha256,
+            self.source,
+            self.size,
+            self.mtime_ns,
+            self.settled,
+        )
 
 
 @dataclass(slots=True)
@@ -155,11 +169,13 @@ class FileResult:
     """What one input became: its status, and its rows by table and partition (every row
     carries `match_uid`, NULL for findings about the file as a whole). `repeat`: the unit
     already held a file of the same content (not read again; the importer decides which copy
-    is the first). `sha256`: of the content read (None where it was not read: `changed` tells
-    a file that changed after the walk from one that could not be opened)."""
+    is the first); `settled`: the content an earlier import settled at this path (not read
+    further: the importer skips it). `sha256`: of the content read (None where it was not
+    read: `changed` tells a file that changed after the walk from one that could not be
+    opened)."""
 
     path: str
-    status: Literal["ok", "quarantined", "repeat"]
+    status: Literal["ok", "quarantined", "repeat", "settled"]
     reason: str | None = None
     matches: list[MatchCounts] = field(default_factory=list)
     tables: dict[PartKey, pa.RecordBatch] = field(default_factory=dict)
@@ -248,7 +264,10 @@ def read_task(task: FileTask) -> FileTask | FileResult:
             "when read): not imported; import it again"
         )
         return FileResult(task.path, "quarantined", reason, changed=True)
-    return FileTask(task.path, data, hashlib.sha256(data).hexdigest())
+    sha = hashlib.sha256(data).hexdigest()
+    if sha == task.settled:
+        return FileResult(task.path, "settled", sha256=sha)
+    return FileTask(task.path, data, sha)
 
 
 def _process(
@@ -705,6 +724,9 @@ class _Importer:
         #: which a later copy's ledger row names (the first may have been quarantined: its
         #: copy is as damaged, and the archivist must be able to find why).
         self.seen_content: dict[str, str] = {}
+        #: Inputs of this import refused without their content being read, by path (by
+        #: content where the walk read it): a second mention is a duplicate, not a refusal.
+        self.refused: set[str] = set()
         self.ctx = ctx
         self.uids = known_uids
         self.summary = summary
@@ -864,7 +886,8 @@ class _Importer:
         skipped; a copy of an earlier input of this import: a duplicate naming it), as the
         walk settles them where this process reads the inputs. Returns the metas, which files
         are settled (None: not; "": skipped; else the first input of its content), and the
-        match ids and contents whose rows must go (a settled file's)."""
+        match ids and contents whose rows must go (a settled file's). A file no worker could
+        read, met again at the same path, is a duplicate, as the walk records it."""
         if not self.defer:
             return metas, [None] * len(metas), (set(), set())
         out: list[_Meta] = []
@@ -880,12 +903,22 @@ class _Importer:
             out.append(meta)
             first = self.seen_content.get(sha) if sha is not None else None
             if sha is None:
-                # Unreadable here as at an earlier import: skipped, as the walk skips it.
-                first = "" if not f.changed and meta.path in self.known.paths else None
-            elif sha in self.known.contents:
+                first = None
+                if f.changed:
+                    pass
+                elif meta.path in self.known.paths:
+                    # Unreadable here as at an earlier import: skipped, as the walk skips it.
+                    first = ""
+                elif meta.path in self.refused:
+                    first = GIVEN_TWICE
+                else:
+                    self.refused.add(meta.path)
+            elif sha in self.known.contents or f.status == "settled":
                 first = ""
             elif first is None:
                 self.seen_content[sha] = meta.path
+            else:
+                first = f"same content as {first} (sha256 {sha[:12]}…)"
             settled.append(first)
             if first is not None and sha is not None and f.status != "repeat":
                 # Only the first file of a content in its unit has rows (the others are
@@ -894,14 +927,14 @@ class _Importer:
                 uids.update(m.uid for m in f.matches if not m.repeat)
         return out, settled, (uids, shas)
 
-    def settle(self, meta: _Meta, res: FileResult, first: str | None, known: set[bytes]) -> None:
-        """One file's outcome: settled by its content (`contents`), or by its results."""
-        if first is None:
+    def settle(self, meta: _Meta, res: FileResult, why: str | None, known: set[bytes]) -> None:
+        """One file's outcome: settled by its content (`contents`: skipped where `why` is
+        empty, else a duplicate for that reason), or by its results."""
+        if why is None:
             self.result(meta, res, known)
-        elif not first:
+        elif not why:
             self.skip(meta)
         else:
-            why = f"same content as {first} (sha256 {(meta.sha256 or '')[:12]}…)"
             self.record(meta, "duplicate", why)
 
     def result(self, meta: _Meta, res: FileResult, known: set[bytes]) -> None:
@@ -1003,7 +1036,9 @@ def run_import(
                 close = _once(close)
                 stack.push(_closing(close))
             stack.enter_context(ds.lock())
-            known = ds.known_inputs(version)
+            # On a cluster the workers hash the inputs: they are told what an earlier import
+            # settled at each path, so that a re-run does not verify those files again.
+            known = ds.known_inputs(version, by_path=executor is not None and _on_cluster(executor))
             ctx = ImportContext(
                 _new_import_id(), datetime.now(UTC).replace(microsecond=0), version, opts.source
             )
@@ -1129,7 +1164,6 @@ def _pump(
     # decided as units come back, in input order (`_Importer.contents`), for every file,
     # archive members included (read here: an archive is a stream).
     defer = importer.defer
-    seen_paths: set[str] = set()  # refused inputs of this import, by path
     pending: deque[tuple[Future[UnitResult | UnitParts], list[_Meta], int]] = deque()
     chunk: list[FileTask] = []
     metas: list[_Meta] = []
@@ -1180,7 +1214,15 @@ def _pump(
         meta = _Meta.of(item)
         if isinstance(item, InputRef | InputFile):
             if isinstance(item, InputRef):
-                task = FileTask(item.path, None, None, item.source, item.size, item.mtime_ns)
+                task = FileTask(
+                    item.path,
+                    None,
+                    None,
+                    item.source,
+                    item.size,
+                    item.mtime_ns,
+                    known.at_path.get(hash(item.path)),
+                )
             elif item.sha256 in known.contents:
                 importer.skip(meta)
                 importer.progress(item.consumed)
@@ -1205,10 +1247,10 @@ def _pump(
             key = item.sha256 or item.path
             if item.sha256 in known.contents if item.sha256 else item.path in known.paths:
                 importer.skip(meta)
-            elif key in seen_paths:
-                importer.record(meta, "duplicate", "the same input was given twice")
+            elif key in importer.refused:
+                importer.record(meta, "duplicate", GIVEN_TWICE)
             else:
-                seen_paths.add(key)
+                importer.refused.add(key)
                 importer.record(meta, "quarantined", item.reason)
         elif item.skipped and item.sha256 in known.archives:
             importer.skip(meta)

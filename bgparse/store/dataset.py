@@ -37,7 +37,7 @@ import secrets
 import shutil
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -187,11 +187,15 @@ class KnownInputs:
     """What earlier imports recorded, so that re-importing the same inputs adds nothing.
 
     `contents`: SHA-256 of inputs that need no new attempt; `paths`: inputs refused without
-    their content being read (keyed by path); `archives`: archives read to their end."""
+    their content being read (keyed by path); `archives`: archives read to their end;
+    `at_path` (where asked for): the SHA-256 of `contents` settled at each plain file's path,
+    keyed by the path's `hash()` (a collision only hands a worker a content that is settled
+    anyway)."""
 
     contents: frozenset[str] = frozenset()
     paths: frozenset[str] = frozenset()
     archives: frozenset[str] = frozenset()
+    at_path: Mapping[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,12 +285,14 @@ class Dataset:
                 uids.update(batch.column(0).storage.to_pylist())
         return uids
 
-    def known_inputs(self, bgparse_version: str) -> KnownInputs:
+    def known_inputs(self, bgparse_version: str, *, by_path: bool = False) -> KnownInputs:
         """Inputs earlier imports settled. Quarantined ones count only when recorded by this
-        same bgparse version: a newer reader deserves a new attempt."""
+        same bgparse version: a newer reader deserves a new attempt. `by_path`: also which
+        content each plain file's path holds (for workers that hash the inputs themselves)."""
         contents: set[str] = set()
         paths: set[str] = set()
         archives: set[str] = set()
+        at_path: dict[int, str] = {}
         columns = ["kind", "path", "sha256", "status", "bgparse_version"]
         for f in self.files("imports"):
             # Batch by batch: a ledger of millions of rows never sits in memory as objects.
@@ -299,9 +305,11 @@ class Dataset:
                         archives.add(h)
                     elif h is not None:
                         contents.add(h)
+                        if by_path and k == "file":
+                            at_path[hash(p)] = h
                     else:
                         paths.add(p)
-        return KnownInputs(frozenset(contents), frozenset(paths), frozenset(archives))
+        return KnownInputs(frozenset(contents), frozenset(paths), frozenset(archives), at_path)
 
     # --- writing ---------------------------------------------------------------------------
 

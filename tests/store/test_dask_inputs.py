@@ -22,9 +22,11 @@ from bgparse.ingest import (
     ImportProgress,
     read_task,
     run_import,
+    verify_file,
 )
 from bgparse.query import connect, run
 from bgparse.store.dataset import Dataset
+from bgparse.verified import VerifiedMatch
 
 from ..conftest import CORPUS
 from .conftest import snapshot
@@ -181,3 +183,92 @@ def test_a_worker_that_cannot_see_the_inputs_fails_the_import_early(
         cluster.check_inputs([str(inputs / "a.mat")])
     monkeypatch.setattr(executors, "_seen", real)
     assert run_import([inputs], data, opts, executor=cluster).matches == 1
+
+
+class LoggingVerify:
+    """`verify_file` that first notes, in a file every worker can append to, which input it
+    was asked to verify: what a re-run verifies again is then visible from the test."""
+
+    def __init__(self, log: Path) -> None:
+        self.log = log
+
+    def __call__(self, data: bytes, path: str) -> Iterator[VerifiedMatch]:
+        with open(self.log, "a", encoding="utf-8") as fh:
+            fh.write(path + "\n")
+        yield from verify_file(data, path)
+
+    def seen(self) -> list[str]:
+        names = self.log.read_text(encoding="utf-8").split() if self.log.exists() else []
+        self.log.unlink(missing_ok=True)
+        return sorted(Path(p).name for p in names)
+
+
+def test_a_worker_goes_no_further_than_the_hash_of_a_content_settled_at_its_path(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "a.mat"
+    shutil.copyfile(A, path)
+    st = path.stat()
+    sha = hashlib.sha256(A.read_bytes()).hexdigest()
+    task = FileTask(str(path), None, None, str(path), st.st_size, st.st_mtime_ns, sha)
+    read = read_task(task)
+    assert isinstance(read, FileResult)
+    assert (read.status, read.sha256, read.reason) == ("settled", sha, None)
+    other = FileTask(str(path), None, None, str(path), st.st_size, st.st_mtime_ns, "0" * 64)
+    assert isinstance(read_task(other), FileTask)  # another content was settled there: read it
+
+
+def test_a_rerun_verifies_only_inputs_whose_path_or_content_is_new(
+    cluster: DaskExecutor, tmp_path: Path
+) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copyfile(A, inputs / "a.mat")
+    shutil.copyfile(B, inputs / "b.mat")
+    verify = LoggingVerify(tmp_path / "verified.log")
+    data = tmp_path / "data"
+    opts = ImportOptions(executor="dask", workers=2)
+    first = run_import([inputs], data, opts, executor=cluster, verify=verify)
+    assert (first.imported, verify.seen()) == (2, ["a.mat", "b.mat"])
+    pool = tmp_path / "pool"  # the process pool, given the same inputs at the same times
+    run_import([inputs], pool, ImportOptions(workers=2))
+    again = run_import([inputs], data, opts, executor=cluster, verify=verify)
+    assert (again.skipped, again.committed, verify.seen()) == (2, False, [])
+    # A new content at a known path and a known content at a new path are read and verified
+    # (the second is then skipped by its content, as the process pool does); a.mat is not.
+    with open(inputs / "b.mat", "ab") as fh:
+        fh.write(b"\n")
+    shutil.copyfile(A, inputs / "c.mat")
+    third = run_import([inputs], data, opts, executor=cluster, verify=verify)
+    assert verify.seen() == ["b.mat", "c.mat"]
+    # b.mat's match is stored already: a duplicate; a.mat and c.mat skipped.
+    assert (third.duplicate, third.skipped, third.matches) == (1, 2, 0)
+    pooled = run_import([inputs], pool, ImportOptions(workers=2))
+    assert (pooled.duplicate, pooled.skipped, pooled.matches) == (1, 2, 0)
+    assert ledger(pool) == ledger(data) and snapshot(pool) == snapshot(data)
+
+
+@pytest.mark.parametrize("executor", ["local", "dask"])
+def test_an_input_that_vanishes_after_the_walk_given_twice_is_refused_once(
+    cluster: DaskExecutor, tmp_path: Path, executor: str
+) -> None:
+    """The process pool's walk reads each file, so a.mat, gone when the walk comes to it, is
+    refused by the walk; on Dask the walk leaves the reading to the workers, so a.mat, gone
+    after the walk listed it twice, is refused by them. Either way: once, then "given twice"."""
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    shutil.copyfile(A, inputs / "a.mat")
+    os.mkfifo(inputs / "z.fifo")  # refused by the walk, at once: a progress report
+
+    def remove(p: ImportProgress) -> None:
+        (inputs / "a.mat").unlink(missing_ok=True)
+
+    a, fifo = inputs / "a.mat", inputs / "z.fifo"
+    paths = [fifo, a, a] if executor == "local" else [a, a, fifo]
+    opts = ImportOptions(executor=executor, workers=2)  # type: ignore[arg-type]
+    kw = {"executor": cluster} if executor == "dask" else {}
+    summary = run_import(paths, tmp_path / "data", opts, on_progress=remove, **kw)
+    rows = [r for r in ledger(tmp_path / "data") if r["path"].endswith("a.mat")]
+    assert sorted(r["status"] for r in rows) == ["duplicate", "quarantined"]
+    assert sorted(r["reason"] == "the same input was given twice" for r in rows) == [False, True]
+    assert (summary.quarantined, summary.duplicate) == (2, 1)
