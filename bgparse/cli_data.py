@@ -222,6 +222,8 @@ def import_command(
             f"WHERE status = 'quarantined'\"",
             err=True,
         )
+    if spool is not None and spool.error is not None:
+        raise typer.Exit(2)  # the report asked for is missing: a file-system error
     if summary.quarantined:
         raise typer.Exit(1)
 
@@ -256,9 +258,13 @@ class _Report:
             except OSError as exc:
                 self.error = exc
         if self.error is not None:
-            # The import has committed: say the report is missing, but do not call it failed.
+            # The import has committed: say so, and that the report asked for is missing
+            # (the command then exits 2, as for any file it could not write).
             why = self.error.strerror or self.error
-            echo_error(f"--report {display_path(self.target)}: cannot write: {why}")
+            echo_error(
+                f"--report {display_path(self.target)}: cannot write: {why} "
+                "(the import itself is committed)"
+            )
 
     def close(self) -> None:
         self.spool.close()

@@ -133,7 +133,7 @@ def test_no_report_when_nothing_was_committed(
     assert sorted(os.listdir(tmp_path)) == ["a.mat"]  # neither the report nor a partial one
 
 
-def test_a_report_that_cannot_be_written_is_said_and_the_import_stands(
+def test_a_report_that_cannot_be_written_exits_2_and_the_import_stands(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def full(target: Path) -> None:
@@ -145,9 +145,12 @@ def test_a_report_that_cannot_be_written_is_said_and_the_import_stands(
     data = tmp_path / "d"
     args = ["import", str(tmp_path / "a.mat"), "-d", str(data), "--report", str(report)]
     res = runner.invoke(app, args)
-    assert res.exit_code == 0
+    assert res.exit_code == 2  # a file the command was asked to write is missing
     assert res.stdout.startswith("1 input: 1 imported")
-    assert res.stderr == f"bgparse: --report {report}: cannot write: No space left on device\n"
+    assert res.stderr == (
+        f"bgparse: --report {report}: cannot write: No space left on device "
+        "(the import itself is committed)\n"
+    )
     assert not report.exists()
     again = runner.invoke(app, args)  # the import was committed
     assert again.stdout.startswith("1 input: 0 imported, 0 duplicate, 0 quarantined, 1 already")
