@@ -99,8 +99,10 @@ def make_corpus(src: Path, dest: Path, matches: int) -> tuple[int, int]:
     return files, total
 
 
-def _cpu_seconds() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)  # this process only, not its workers
+def _cpu_seconds(who: int = resource.RUSAGE_SELF) -> float:
+    """This process's CPU seconds, or (RUSAGE_CHILDREN) those of its ended descendants: the
+    pool's or a LocalCluster's worker processes once the import has stopped them."""
+    ru = resource.getrusage(who)
     return ru.ru_utime + ru.ru_stime
 
 
@@ -120,13 +122,16 @@ def run_once(
         worker_parts=executor != "local",
     )
     cpu = _cpu_seconds()
+    children = _cpu_seconds(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     summary = run_import([corpus], data, options, verify=bench_verify)
     seconds = time.perf_counter() - started
     cpu = _cpu_seconds() - cpu
+    children = _cpu_seconds(resource.RUSAGE_CHILDREN) - children
     workers_mb = [float(p.read_text()) for p in rss_dir.glob("rss-*")]
     return {
         "client_cpu": cpu,
+        "workers_cpu": children,  # 0 where the workers are not this process's children
         "imported": summary.imported,
         "seconds": seconds,
         "bytes": summary.bytes_done,
