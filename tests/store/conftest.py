@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -115,6 +116,15 @@ def group_alive(pgid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def group_ends(pgid: int, within: float, poll: float = 0.1) -> bool:
+    """Wait up to `within` seconds for every process of the group `pgid` to end; whether they
+    all did."""
+    deadline = time.monotonic() + within
+    while group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(poll)
+    return not group_alive(pgid)
 
 
 def snapshot(root: Path) -> dict[str, list[tuple[Any, ...]]]:

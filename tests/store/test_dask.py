@@ -24,7 +24,7 @@ from bgparse.store.dataset import Dataset
 from bgparse.store.parts import PartTarget, SharedStorageError, check_staging, open_staging
 
 from ..conftest import CORPUS
-from .conftest import group_alive, snapshot
+from .conftest import group_alive, group_ends, snapshot
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.corpus
@@ -283,10 +283,7 @@ def test_a_killed_client_leaves_the_dataset_unchanged_and_a_rerun_completes_it(
         out, err = child.communicate(timeout=120)
         assert child.returncode == -signal.SIGKILL, (out, err)
         # The local cluster's worker processes end with the process that started them.
-        deadline = time.monotonic() + 20
-        while group_alive(child.pid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not group_alive(child.pid), "Dask workers outlived the killed client"
+        assert group_ends(child.pid, 20, 0.2), "Dask workers outlived the killed client"
     finally:
         if group_alive(child.pid):
             os.killpg(child.pid, signal.SIGKILL)

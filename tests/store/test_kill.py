@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ import pytest
 from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect
 
-from .conftest import group_alive, hand_matches, snapshot, write_inputs
+from .conftest import group_alive, group_ends, hand_matches, snapshot, write_inputs
 from .factories import encode, fake_verify, game, match, roll
 
 TESTS = Path(__file__).resolve().parents[1]
@@ -92,10 +91,7 @@ def run_killed(
         out, err = child.communicate(timeout=120)
         assert child.returncode == -signal.SIGKILL, (out, err)
         # Pool workers notice their importer is gone and exit on their own.
-        deadline = time.monotonic() + 10
-        while group_alive(child.pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not group_alive(child.pid), "worker processes outlived the killed import"
+        assert group_ends(child.pid, 10), "worker processes outlived the killed import"
     finally:
         if group_alive(child.pid):
             os.killpg(child.pid, signal.SIGKILL)

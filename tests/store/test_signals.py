@@ -30,7 +30,7 @@ from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect
 
 from ..conftest import SAMPLES, corpus_dir
-from .conftest import files, group_alive, snapshot
+from .conftest import files, group_alive, group_ends, snapshot
 
 TESTS = Path(__file__).resolve().parents[1]
 
@@ -118,10 +118,8 @@ def _finish(child: subprocess.Popen[bytes], sent_at: Callable[[], float]) -> Sto
             _, err = child.communicate(timeout=STOP_BOUND + 60)
         except subprocess.TimeoutExpired:
             pytest.fail("the command did not stop (hung): killed it")
-        ended = time.monotonic()
-        seconds = ended - sent_at()
-        while group_alive(child.pid) and time.monotonic() < ended + GROUP_BOUND:
-            time.sleep(0.05)
+        seconds = time.monotonic() - sent_at()
+        group_ends(child.pid, GROUP_BOUND, 0.05)
         assert not _group(child.pid), "processes of the import outlived it"
     finally:
         if group_alive(child.pid):
