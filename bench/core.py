@@ -56,6 +56,11 @@ def _build(rev: str, folder: Path) -> tuple[str, Path]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", help="another revision to measure in turns")
+    parser.add_argument(
+        "--against-tree",
+        type=Path,
+        help="or a checkout of it already built, with its venv in .venv (not removed)",
+    )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--matches", type=int, default=2000, help="for the import")
     parser.add_argument("--repeat", type=int, default=3, help="passes for parse and validate")
@@ -63,7 +68,10 @@ def main() -> None:
     builds = [("this tree", sys.executable, ROOT)]
     scratch = Path(tempfile.mkdtemp(prefix="bgparse-core-"))
     try:
-        if args.against:
+        if args.against_tree:
+            tree = args.against_tree.resolve()
+            builds.insert(0, (str(tree), str(tree / ".venv" / "bin" / "python"), tree))
+        elif args.against:
             python, tree = _build(args.against, scratch)
             builds.insert(0, (args.against, python, tree))
         print(machine())
@@ -72,7 +80,7 @@ def main() -> None:
             ("validate.py", ["--repeat", str(args.repeat)]),
             ("import.py", ["--matches", str(args.matches), "--workers", "1", "2"]),
         ]
-        for n in range(args.rounds if args.against else 1):
+        for n in range(args.rounds if len(builds) > 1 else 1):
             for script, extra in benches:
                 for name, python, tree in builds:
                     print(f"\n=== round {n + 1}: {script} with {name} ===", flush=True)
