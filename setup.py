@@ -40,6 +40,7 @@ COMPILED = [
     "bgparse/store/rows.py",
     # Typed C versions of a few small computations, used where built (the .py originals stay).
     "bgparse/rules/_speedups.pyx",
+    "bgparse/readers/_cells.pyx",
 ]
 
 

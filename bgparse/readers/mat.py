@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from types import ModuleType
 from typing import Any, NamedTuple, cast
 
 from lark import Lark, Token, Transformer
@@ -175,6 +176,21 @@ _ROLL_GROUP = 1 + _CELL_TYPES.index("ROLL")
 _ROWNO_GROUP = 1 + _CELL_TYPES.index("ROWNO")
 _END_GROUP = 1 + _CELL_TYPES.index("END")
 
+#: The words that end a roll cell (the negative look-ahead of the grammar's ROLL): where a word
+#: could start one, the typed splitter asks this rather than read the keywords itself
+#: (tests/test_mat_cells.py checks it is the grammar's).
+ROLL_STOP = r"(?i:doubles|redoubles|beavers|raccoons|takes|drops|wins|losses|resign)\b"
+
+_cells: ModuleType | None
+try:  # the typed C reading of games and cells (setup.py builds it where it can)
+    from bgparse.readers import _cells as _typed
+except ImportError:
+    _cells = None
+else:
+    _cells = _typed
+    if _typed.GROUPS != {"ROLL": _ROLL_GROUP, "ROWNO": _ROWNO_GROUP, "END": _END_GROUP}:
+        _cells = None  # pragma: no cover - a build older than the cell types: the Python loop
+
 
 @cache
 def _cell_matcher() -> Callable[[str, int], re.Match[str] | None]:
@@ -184,6 +200,21 @@ def _cell_matcher() -> Callable[[str, int], re.Match[str] | None]:
     search from each blank cost twice the time of the whole grammar parse). It returns None
     only where text that starts no cell stands there; `_split_row` then searches on."""
     return re.compile(rf"[ \t\f\v]*+(?:{_cell_regex().pattern})").match
+
+
+@cache
+def _typed_hooks() -> tuple[Any, ...]:
+    """What `_cells` asks for the cells it does not read itself: the anchored cell matcher,
+    the cell search, the roll's stop words and the display column of a cell on a row with tabs."""
+    return (_cell_matcher(), _cell_regex().search, re.compile(ROLL_STOP).match, _visual)
+
+
+@cache
+def _game_hooks() -> tuple[Any, ...]:
+    """What `_cells.game_lines` asks: the grammar's SCORE terminal, the cell matcher, the roll's
+    stop words and the type of a line."""
+    score = re.compile(_parser().get_terminal("SCORE").pattern.to_regexp()).match
+    return (score, _cell_matcher(), re.compile(ROLL_STOP).match, _Line)
 
 
 def _split_row(text: str) -> list[re.Match[str]]:
@@ -571,12 +602,31 @@ class _GameReader:
                 right_name_col = _visual(score.text, off)
         if self.long_numbers:
             self._row_numbers(lines)
+        actions: list[Action] = []
+        if _cells is not None:
+            hooks = _typed_hooks()
+            threshold = _cells.threshold(lines, right_name_col, *hooks)
+            low = _cells.read_rows(
+                self, lines, threshold, actions, *hooks, _read_roll_cell, _CELL_TYPES
+            )
+            self.features.low_high += low
+        else:
+            self._read_rows(lines, right_name_col, actions)
+        if not actions:
+            self.ctx.errors.append(
+                Finding.make("S012", f"game {number} has no actions", gspan.line, gcol, game=number)
+            )
+        return Game(number, scores, tuple(actions), gspan, names)
+
+    def _read_rows(
+        self, lines: list[_Line], right_name_col: int | None, actions: list[Action]
+    ) -> None:
+        """Each line's events appended to `actions` (`_cells.read_rows` is the typed twin)."""
         # The rows the threshold looked at are split once; the rest one at a time below, so
         # that a row's matches are gone before the next (kept for the whole game, they were a
         # third of the objects the garbage collector had to look at).
         split: list[list[re.Match[str]]] = []
         threshold = self._threshold(lines, right_name_col, split)
-        actions: list[Action] = []
         append = actions.append
         roll = self._roll
         read_cell = _read_roll_cell
@@ -626,11 +676,6 @@ class _GameReader:
                 else:
                     append(self._cell(_CELL_TYPES[group - 1], text[start:end], side, span))
         self.features.low_high += low_high
-        if not actions:
-            self.ctx.errors.append(
-                Finding.make("S012", f"game {number} has no actions", gspan.line, gcol, game=number)
-            )
-        return Game(number, scores, tuple(actions), gspan, names)
 
     def _score(self, score: _Line) -> tuple[str, int, str, int, int] | None:
         """(left name, left score, right name, right score, offset of the right name)."""
@@ -997,34 +1042,20 @@ class _MatReader:
         reader.long_numbers = _LONG_ROW_NUMBER.search(chunk) is not None
         # A game line may be indented; the grammar starts at its first letter.
         indent = len(chunk) - len(chunk.lstrip(" \t"))
-        try:
-            tokens = _parse(chunk[indent:], "game")
-        except UnexpectedInput:
-            return self._game_by_lines(reader, chunk, first_line)
-        except LarkError:  # pragma: no cover - lark's own failures are bugs: still no traceback
-            return self._game_by_lines(reader, chunk, first_line)
         game_line = _Line("game", first_line, chunk[: chunk.find("\n")] if "\n" in chunk else chunk)
-        score = _line_of(tokens[1], "score", first_line)
-        base = first_line - 1
-        lines = []
-        for tok in tokens[2:]:
-            kind = tok.type
-            if kind == "NL":
-                continue
-            text = tok.value
-            start = base + (tok.line or 1)
-            if kind == "ROWS":
-                # Rows one after the other, each after its line break (and any blank lines).
-                parts = text.split("\n")
-                for k in range(1, len(parts)):
-                    part = parts[k]
-                    if part and not part.isspace():
-                        lines.append(_Line("row", start + k, part))
-                continue
-            # The token starts with the line break before its line: keep just the line.
-            nl = text.rfind("\n")
-            lines.append(_Line("comment", start + text.count("\n", 0, nl + 1), text[nl + 1 :]))
-        return reader.build(game_line, score, lines)
+        read = None
+        if _cells is not None:
+            # Nearly every game is rows of cells, comments and blank lines: those are read
+            # without lark (`_cells.game_lines`, held to `_lines_by_grammar` by the tests).
+            read = _cells.game_lines(chunk, indent, first_line, *_game_hooks())
+        if read is None:
+            try:
+                read = _lines_by_grammar(chunk, indent, first_line)
+            except UnexpectedInput:
+                return self._game_by_lines(reader, chunk, first_line)
+            except LarkError:  # pragma: no cover - lark's own failures are bugs: no traceback
+                return self._game_by_lines(reader, chunk, first_line)
+        return reader.build(game_line, read[0], read[1])
 
     def _game_by_lines(self, reader: _GameReader, chunk: str, first_line: int) -> Game | None:
         """The game body did not parse as a whole: read it line by line, keep every good line
@@ -1084,6 +1115,34 @@ class _MatReader:
             tok = getattr(exc, "token", None)
             return col, f"unexpected '{str(tok)[:40]}'" if tok else "line ends too early"
         return 1, "not a row of a game"  # pragma: no cover - parses as cells but not as a line
+
+
+def _lines_by_grammar(chunk: str, indent: int, first_line: int) -> tuple[_Line, list[_Line]]:
+    """A game's score line and the lines after it (rows and comments, blank lines left out),
+    from the grammar's tokens of `chunk`, whose game line (at `first_line`) starts after
+    `indent` blanks. Raises lark's UnexpectedInput where the game does not parse as a whole."""
+    tokens = _parse(chunk[indent:], "game")
+    score = _line_of(tokens[1], "score", first_line)
+    base = first_line - 1
+    lines = []
+    for tok in tokens[2:]:
+        kind = tok.type
+        if kind == "NL":
+            continue
+        text = tok.value
+        start = base + (tok.line or 1)
+        if kind == "ROWS":
+            # Rows one after the other, each after its line break (and any blank lines).
+            parts = text.split("\n")
+            for k in range(1, len(parts)):
+                part = parts[k]
+                if part and not part.isspace():
+                    lines.append(_Line("row", start + k, part))
+            continue
+        # The token starts with the line break before its line: keep just the line.
+        nl = text.rfind("\n")
+        lines.append(_Line("comment", start + text.count("\n", 0, nl + 1), text[nl + 1 :]))
+    return score, lines
 
 
 def _header_start(text: str, lo: int, match_start: int) -> int:

@@ -1,0 +1,414 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Typed C version of the `.mat` reader's per-cell work (`_GameReader.build`'s loop), compiled
+by setup.py where it can. The pure-Python loop in readers/mat.py stays the reference and the
+fallback: tests/test_mat_cells.py checks that both read the same events, and bgparse uses the
+Python loop wherever this module is not built (or BGPARSE_PURE_PYTHON=1).
+
+It splits a row into cells itself for the three cells nearly every row is made of (a roll, a
+row number, the end of the line), reading the grammar's ROLL and ROWNO patterns character by
+character, and hands every other position to the reader's own regular expression, so the cells
+are those `_split_row` finds. Rolls, spans and their objects are built without the interpreter.
+"""
+
+from cpython.object cimport PyObject, PyTypeObject
+from cpython.ref cimport Py_INCREF
+from cpython.set cimport PySet_Add
+from cpython.tuple cimport PyTuple_SET_ITEM
+from cpython.unicode cimport (
+    Py_UNICODE_ISDECIMAL,
+    PyUnicode_DATA,
+    PyUnicode_KIND,
+    PyUnicode_READ,
+    PyUnicode_Substring,
+)
+
+from types import MemberDescriptorType
+
+from bgparse.events import Roll, Span
+
+#: The group numbers of mat.py's cell regex this reads cells as.
+GROUPS = {"ROLL": 1, "ROWNO": 2, "END": 3}
+
+
+cdef extern from "structmember.h":
+    # The slot of a member descriptor (a `__slots__` field): where in the object it is stored.
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+    int T_OBJECT_EX
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef *d_member
+    # A new, empty instance (slots or items NULL, tracked by the collector), as object.__new__
+    # and tuple.__new__ start theirs.
+    object _alloc "PyType_GenericAlloc"(PyTypeObject *cls, Py_ssize_t items)
+
+
+# The group numbers of mat.py's cell regex (mat checks they agree before it uses this).
+cdef enum:
+    ROLL = 1
+    ROWNO = 2
+    END = 3
+
+
+cdef Py_ssize_t _slot(type cls, str name) except -1:
+    """Where `cls` stores its slot `name`; an ImportError (so mat.py keeps the Python loop)
+    where that is not a plain object slot."""
+    descr = cls.__dict__.get(name)
+    if type(descr) is not MemberDescriptorType:
+        raise ImportError(f"{cls.__name__}.{name} is not a slot")
+    cdef PyMemberDef *member = (<PyMemberDescrObject *> <PyObject *> descr).d_member
+    if member.type != T_OBJECT_EX:
+        raise ImportError(f"{cls.__name__}.{name} is not an object slot")
+    return member.offset
+
+
+cdef PyTypeObject *_ROLL = <PyTypeObject *> Roll
+cdef PyTypeObject *_SPAN = <PyTypeObject *> Span
+cdef Py_ssize_t _SIDE = _slot(Roll, "side")
+cdef Py_ssize_t _DICE = _slot(Roll, "dice")
+cdef Py_ssize_t _MOVES = _slot(Roll, "moves")
+cdef Py_ssize_t _SPAN_AT = _slot(Roll, "span")
+cdef Py_ssize_t _TEXT = _slot(Roll, "text")
+if Roll.__slots__ != ("side", "dice", "moves", "span", "text"):
+    raise ImportError("Roll has other fields than _cells.pyx fills")
+if Span._fields != ("line", "column", "length"):
+    raise ImportError("Span has other fields than _cells.pyx fills")
+
+cdef inline void _store(object obj, Py_ssize_t offset, object value):
+    """Fills an empty slot of a new object (what `make_roll`'s descriptor stores do)."""
+    Py_INCREF(value)
+    (<PyObject **> ((<char *> <PyObject *> obj) + offset))[0] = <PyObject *> value
+
+
+cdef inline object _roll(object side, object dice, object moves, object span, object text):
+    """`Roll(side, dice, moves, span, text)`, as `events.make_roll` builds it."""
+    roll = _alloc(_ROLL, 0)
+    _store(roll, _SIDE, side)
+    _store(roll, _DICE, dice)
+    _store(roll, _MOVES, moves)
+    _store(roll, _SPAN_AT, span)
+    _store(roll, _TEXT, text)
+    return roll
+
+
+cdef inline object _span(object line, Py_ssize_t column, Py_ssize_t length):
+    """`Span(line, column, length)` without its generated __new__."""
+    # Objects (an untyped name would be inferred a C integer here), made before the tuple:
+    # making an int never starts a collection, which would find the tuple half filled.
+    cdef object col = column
+    cdef object width = length
+    span = _alloc(_SPAN, 3)
+    Py_INCREF(line)
+    PyTuple_SET_ITEM(span, 0, line)
+    Py_INCREF(col)
+    PyTuple_SET_ITEM(span, 1, col)
+    Py_INCREF(width)
+    PyTuple_SET_ITEM(span, 2, width)
+    return span
+
+
+cdef inline bint _decimal(Py_UCS4 c) noexcept:
+    """The regular expressions' `\\d` (any Unicode decimal digit), ASCII first."""
+    if c < 128:
+        return 48 <= c <= 57
+    return Py_UNICODE_ISDECIMAL(c)
+
+
+cdef inline bint _blank(Py_UCS4 c) noexcept:
+    return c == 32 or c == 9 or c == 12 or c == 11  # [ \t\f\v], the grammar's padding
+
+
+cdef class _Row:
+    """One row's text and the reader's regular expressions for the cells this file does not
+    read itself; `cell()` leaves the cell it found in group/start/end."""
+
+    cdef str text
+    cdef Py_ssize_t n
+    cdef int kind
+    cdef void *data
+    cdef object matcher
+    cdef object search
+    cdef object keyword
+    cdef int group
+    cdef Py_ssize_t start
+    cdef Py_ssize_t end
+
+    cdef inline Py_UCS4 at(self, Py_ssize_t i) noexcept:
+        return PyUnicode_READ(self.kind, self.data, i)
+
+    cdef int anchored(self, Py_ssize_t pos) except -2:
+        """The cell after the blanks at `pos`, as `_cell_matcher()` matches it: 1 a cell, 0 the
+        end of the line, -1 text that starts no cell (the caller then searches)."""
+        cdef Py_ssize_t p = pos, q, n = self.n
+        cdef Py_UCS4 c
+        while p < n and _blank(self.at(p)):
+            p += 1
+        if p == n:
+            return 0
+        c = self.at(p)
+        if _decimal(c):
+            # ROLL: /\d\d:.../ (what follows the colon may be empty): tried first, as there.
+            if p + 2 < n and _decimal(self.at(p + 1)) and self.at(p + 2) == 58:
+                self.group, self.start, self.end = ROLL, p, self.roll_end(p + 3)
+                return 1
+            # ROWNO: /(?<!\d)\d+\)/
+            if p == 0 or not _decimal(self.at(p - 1)):
+                q = p + 1
+                while q < n and _decimal(self.at(q)):
+                    q += 1
+                if q < n and self.at(q) == 41:
+                    self.group, self.start, self.end = ROWNO, p, q + 1
+                    return 1
+        return self.found(self.matcher(self.text, pos))
+
+    cdef bint plain_row(self) except -1:
+        """Whether the row is cells to its end, each where the last one ended after blanks
+        (`anchored` finds every one, no search): then it is what the grammar's ROW matches,
+        cell for cell (no two cells start alike, so the first way the ROW pattern tries is
+        the anchored one, and nothing after a cell makes it go back)."""
+        cdef int r = self.anchored(0)
+        while r == 1:
+            r = self.anchored(self.end)
+        return r == 0
+
+    cdef int searched(self, Py_ssize_t pos) except -2:
+        """The next cell from `pos` as `_cell_regex().search` finds it: 1 a cell, 0 none."""
+        cdef int r = self.found(self.search(self.text, pos))
+        return 0 if r == -1 else r
+
+    cdef int found(self, object m) except -2:
+        if m is None:
+            return -1
+        group = m.lastindex
+        if group == END:
+            return 0
+        self.group = group
+        self.start, self.end = m.span(group)
+        return 1
+
+    cdef Py_ssize_t roll_end(self, Py_ssize_t q) except -1:
+        """Where a roll cell whose dice end at `q` ends: the grammar's ROLL takes each
+        following word (after spaces or tabs) that starts no other cell,
+        /(?:[ \\t]++(?:\\d(?!\\d:|\\d*\\))[^ \\t\\n]*+|(?!KEYWORD\\b)[^ \\t\\n\\d][^ \\t\\n]*+))*+/."""
+        cdef Py_ssize_t r, s, n = self.n
+        cdef Py_UCS4 c
+        while True:
+            r = q
+            while r < n and (self.at(r) == 32 or self.at(r) == 9):
+                r += 1
+            if r == q or r == n:
+                return q
+            c = self.at(r)
+            if _decimal(c):
+                s = r + 1  # not another roll's dice, nor a row number
+                if s + 1 < n and _decimal(self.at(s)) and self.at(s + 1) == 58:
+                    return q
+                while s < n and _decimal(self.at(s)):
+                    s += 1
+                if s < n and self.at(s) == 41:
+                    return q
+            elif c == 10:
+                return q
+            elif (c > 127 or c in u"drbtwlDRBTWL") and self.keyword(self.text, r) is not None:
+                return q  # a keyword cell (which the regular expression reads, any case)
+            r += 1
+            while r < n:
+                c = self.at(r)
+                if c == 32 or c == 9 or c == 10:
+                    break
+                r += 1
+            q = r
+
+
+cdef inline object _triple(PyTypeObject *cls, object a, object b, object c):
+    """`cls(a, b, c)` for a named tuple `cls`, without its generated __new__."""
+    t = _alloc(cls, 3)
+    Py_INCREF(a)
+    PyTuple_SET_ITEM(t, 0, a)
+    Py_INCREF(b)
+    PyTuple_SET_ITEM(t, 1, b)
+    Py_INCREF(c)
+    PyTuple_SET_ITEM(t, 2, c)
+    return t
+
+
+def game_lines(str chunk, Py_ssize_t indent, object first_line, object score, object matcher,
+               object keyword, type line_type):
+    """The score line and the lines of a game (`chunk`, its game line after `indent` blanks)
+    as `_MatReader._game` takes them from the grammar's tokens, where every line after the
+    score line is blank, a comment or a row whose cells follow one another (which is how
+    records write nearly every game); None for any other game, which lark then reads.
+
+    Such a game is what the grammar's `game` rule reads as GAME, SCORE, then ROWS, COMMENT and
+    NL tokens that begin each line: a ROW is a line of cells and blanks (the lexer tries ROWS
+    before COMMENT, and no cell starts with `;` or `#`), and blank lines go with the line
+    break before the next line (or, at the end, are NL). `score` is the grammar's SCORE
+    terminal anchored at the end of the game line; a line is read with the cell reader below.
+    tests/test_mat_cells.py holds this to lark's reading."""
+    cdef _Row row = _Row.__new__(_Row)
+    cdef Py_ssize_t n = len(chunk), pos, start, end, i
+    cdef PyTypeObject *cls = <PyTypeObject *> line_type
+    cdef bint blank
+    cdef Py_UCS4 c
+    row.matcher, row.keyword = matcher, keyword
+    pos = chunk.find("\n", indent)
+    if pos < 0:
+        return None
+    m = score(chunk, pos)
+    if m is None:
+        return None
+    end = m.end()
+    start = chunk.rfind("\n", pos, end) + 1
+    number = first_line + chunk.count("\n", pos, end)
+    score_line = _triple(cls, "score", number, PyUnicode_Substring(chunk, start, end))
+    lines = []
+    pos = end
+    while pos < n:
+        # `pos` is the line break after the last line read.
+        number += 1
+        start = pos + 1
+        end = chunk.find("\n", start)
+        if end < 0:
+            end = n
+        pos = end
+        i = start
+        while i < end and _blank(chunk[i]):
+            i += 1
+        if i == end:
+            continue  # a blank line
+        c = chunk[i]
+        text = PyUnicode_Substring(chunk, start, end)
+        if c == 59 or c == 35:  # `;` or `#`
+            lines.append(_triple(cls, "comment", number, text))
+            continue
+        row.text, row.n = text, end - start
+        row.kind, row.data = PyUnicode_KIND(text), PyUnicode_DATA(text)
+        if not row.plain_row():
+            return None
+        lines.append(_triple(cls, "row", number, text))
+    return score_line, lines
+
+
+cdef inline Py_ssize_t _visual(object visual, str text, bint tabs, Py_ssize_t index) except -1:
+    return visual(text, index) if tabs else index
+
+
+def threshold(list lines, object right_name_col, object matcher, object search,
+              object keyword, object visual):
+    """`_GameReader._threshold` (without keeping the rows it split)."""
+    cdef _Row row = _Row.__new__(_Row)
+    cdef Py_ssize_t cols[7]
+    cdef int ncols = 0, r, i, j
+    cdef Py_ssize_t pos, v, right
+    row.matcher, row.search, row.keyword = matcher, search, keyword
+    for line in lines:
+        if (<tuple> line)[0] != "row":
+            continue
+        text = <str> (<tuple> line)[2]
+        row.text, row.n = text, len(text)
+        row.kind, row.data = PyUnicode_KIND(text), PyUnicode_DATA(text)
+        # The second cell of the row (its own leading number not counted), if a roll.
+        pos = 0
+        r = row.anchored(0)
+        if r == 1 and row.group == ROWNO:
+            pos = row.end
+            r = row.anchored(pos)
+        for i in range(2):
+            if r == -1:
+                r = row.searched(pos)
+            if r == 0:
+                break
+            if i == 1:
+                if row.group == ROLL:
+                    v = _visual(visual, text, "\t" in text, row.start)
+                    j = ncols  # insertion sort: a median of seven
+                    while j > 0 and cols[j - 1] > v:
+                        cols[j] = cols[j - 1]
+                        j -= 1
+                    cols[j] = v
+                    ncols += 1
+                break
+            pos = row.end
+            r = row.anchored(pos)
+        if ncols == 7:  # a few rows settle it; layouts do not change mid-game
+            break
+    if ncols:
+        right = cols[ncols // 2]
+    elif right_name_col is not None:
+        right = right_name_col
+    else:
+        right = 33
+    return max(11, (right + 5) // 2)
+
+
+def read_rows(object reader, list lines, Py_ssize_t threshold, list actions,
+              object matcher, object search, object keyword, object visual, object read_cell,
+              tuple cell_types):
+    """The loop of `_GameReader.build`: each line's events appended to `actions`; returns how
+    many rolls were written low die first (of those `read_cell` reads)."""
+    cdef _Row row = _Row.__new__(_Row)
+    cdef Py_ssize_t low_high = 0, pos, start, end, column
+    cdef int r, group, side, prev_side
+    cdef bint tabs
+    cdef set seen = reader.plays_seen
+    row.matcher, row.search, row.keyword = matcher, search, keyword
+    sides = (0, 1)
+    for line in lines:
+        if (<tuple> line)[0] != "row":
+            reader._comment(line, actions)
+            continue
+        line_no = (<tuple> line)[1]
+        text = <str> (<tuple> line)[2]
+        row.text, row.n = text, len(text)
+        row.kind, row.data = PyUnicode_KIND(text), PyUnicode_DATA(text)
+        tabs = "\t" in text
+        prev_side = -1
+        pos = 0
+        r = row.anchored(0)
+        if r == 1 and row.group == ROWNO:
+            pos = row.end  # the row's own number: not a cell
+            r = row.anchored(pos)
+        while True:
+            if r == -1:
+                # Something no cell starts with (a row the grammar took by backtracking).
+                r = row.searched(pos)
+            if r == 0:
+                break
+            group, start, end = row.group, row.start, row.end
+            pos = end
+            r = row.anchored(pos)
+            if group == ROWNO:
+                # A row number inside a line starts a row of its own: its first cell is the
+                # left player's whatever its column.
+                prev_side = -2
+                continue
+            if prev_side == -2:
+                side = 0
+            else:
+                column = _visual(visual, text, tabs, start)
+                side = 1 if column >= threshold else 0
+            if prev_side >= 0:
+                if side < prev_side:
+                    side = prev_side
+                elif side == prev_side == 0 and group == ROLL:
+                    side = 1  # two rolls on one row: the second is the right player's
+            prev_side = side
+            span = _span(line_no, start + 1, end - start)
+            written = PyUnicode_Substring(text, start, end)
+            if group == ROLL:
+                known = read_cell(written)
+                if known is not None:
+                    # (dice, low die first, play, moves, play text)
+                    PySet_Add(seen, (<tuple> known)[2])
+                    low_high += <Py_ssize_t> (<tuple> known)[1]
+                    actions.append(
+                        _roll(sides[side], (<tuple> known)[0], (<tuple> known)[3], span,
+                              (<tuple> known)[4])
+                    )
+                else:
+                    actions.append(reader._roll(written, sides[side], span))
+            else:
+                actions.append(reader._cell(cell_types[group - 1], written, sides[side], span))
+    return low_high

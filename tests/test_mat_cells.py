@@ -1,0 +1,142 @@
+"""The typed C reading of `.mat` games (bgparse/readers/_cells.pyx, built by setup.py where it
+can) must read exactly what the pure-Python reader reads: its game lines what the grammar's
+tokens give, its events what `_GameReader._read_rows` makes. Held on the corpus, the samples,
+fuzz mutants and rows written to sit on the edges of the cell patterns. The comparisons are
+skipped on a pure-Python install."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from lark.exceptions import UnexpectedInput
+
+from bgparse.findings import RecordError
+from bgparse.readers import iter_records, mat
+from tests import fuzzing
+
+needs_cells = pytest.mark.skipif(mat._cells is None, reason="the C reader is not built")
+
+#: Games on the edges of what a row is: a keyword after a roll's words, cells with no blank
+#: between them, a number a cell may or may not take, blanks other than spaces, digits of other
+#: scripts, carriage returns, a row number alone or inside a row, tabs, comments, blank lines.
+_EDGES = (
+    "52: 13/8 13/11                 Doubles => 2",
+    "52: 13/8 wins 1 point",
+    "52: 13/8 Wins 1 point",
+    "52: 13/8 WINS 1 point and the match",
+    "52: 13/8 resigned                 31: 8/5 6/5",
+    "52: 13/8 Doubles => 23)   Takes",
+    "52:13/8                       31: 8/5 6/5",
+    "52: 13/8\f13/11               31: 8/5 6/5",
+    "52: 13/8 13/11\v              31: 8/5 6/5",
+    "52: 13/8 13/11\r",
+    "52: 13/8 ;note                31: 8/5 6/5",
+    "\u0665\u0662: 13/8 13/11            31: 8/5 6/5",
+    "52: \u0661\u0663/8 13/11            31: 8/5 6/5",
+    "52: 13/8 12)                  31: 8/5 6/5",
+    "52: 13/8 1:2                  31: 8/5 6/5",
+    "52: 13/8 12:                  31: 8/5 6/5",
+    "Doubles => 2                   Takes",
+    "Doubles => 2 foo               Takes",
+    "Drops                          Wins 1 point",
+    "Beavers => 4                   Raccoons => 8",
+    "                               Resigns gammon",
+    "52: Cannot Move                31: ????",
+    "52: illegal(1;2;3)             31: 8/5 6/5",
+    "52: bar/20 6/off              31: 25/22 6/0",
+    "52: 13/8\t13/11\t\t31: 8/5 6/5",
+    "\t52: 13/8 13/11\t\t\t\t31: 8/5 6/5",
+    "14)  Losses 1 point",
+    "52: 13/8 13/11   14) Wins 1 point",
+    "",
+    "   ",
+    "; a comment",
+    "# another",
+    "xyz",
+)
+
+
+def _edge_texts() -> Iterator[tuple[str, str]]:
+    for i, row in enumerate(_EDGES):
+        for numbered in (True, False):
+            body = f"{'  1) ' if numbered else '     '}{row}\n"
+            yield (
+                f"edge{i}{'n' if numbered else ''}.mat",
+                " 5 point match\n\n Game 1\n Ann : 0                        Bob : 0\n"
+                f"  1) 31: 8/5 6/5                 42: 8/4 6/4\n{body}"
+                "  3) 55: 13/8 13/8 6/1 6/1\n\n Game 2\n Ann : 1      Bob : 0\n"
+                f"{body}\n  2) 61: 13/7 8/7\n",
+            )
+
+
+def _inputs(mutants: int) -> Iterator[tuple[str, bytes]]:
+    yield from ((name, text.encode()) for name, text in _edge_texts())
+    for path in fuzzing.seed_files():
+        if path.suffix != ".sgf":
+            yield str(path), path.read_bytes()
+    seeds = [s for s in fuzzing.load_seeds(fuzzing.seed_files(), 3 * 1024) if ".sgf" not in s[0]]
+    for i in range(mutants):
+        m = fuzzing.make_mutant(seeds, 16, i)
+        yield m.name, m.data
+
+
+def _records(data: bytes, path: str) -> str:
+    try:
+        return repr(list(iter_records(data, path)))
+    except RecordError as exc:
+        return f"RecordError {exc}"
+
+
+def test_the_roll_stop_words_are_the_grammars() -> None:
+    roll = mat._parser().get_terminal("ROLL").pattern.to_regexp()
+    assert f"(?!{mat.ROLL_STOP})" in roll
+
+
+@needs_cells
+def test_game_lines_are_the_grammars(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where `game_lines` reads a game, it reads the lines lark's tokens give; where lark
+    refuses one, so does `game_lines`; and it reads nearly every game itself."""
+    assert mat._cells is not None
+    game_lines = mat._cells.game_lines
+    seen: list[tuple[str, int, int]] = []
+    original = mat._MatReader._game
+
+    def record(self: Any, ctx: Any, chunk: str, first_line: int) -> Any:
+        seen.append((chunk, len(chunk) - len(chunk.lstrip(" \t")), first_line))
+        return original(self, ctx, chunk, first_line)
+
+    monkeypatch.setattr(mat._MatReader, "_game", record)
+    for path, data in _inputs(1500):
+        _records(data, path)
+    read = by_lark = refused = 0
+    for chunk, indent, first_line in seen:
+        typed = game_lines(chunk, indent, first_line, *mat._game_hooks())
+        try:
+            grammar = mat._lines_by_grammar(chunk, indent, first_line)
+        except UnexpectedInput:
+            assert typed is None, chunk
+            refused += 1
+            continue
+        if typed is None:
+            by_lark += 1
+            continue
+        read += 1
+        assert (typed[0], typed[1]) == grammar, chunk
+        assert all(type(line) is mat._Line for line in (typed[0], *typed[1]))
+    # Both sides are held: the games read (nearly all) and those lark refuses (mutants mostly);
+    # a game the typed reading leaves to lark is allowed, though none has been seen.
+    assert read > 9 * (by_lark + refused) and refused > 50, (read, by_lark, refused)
+
+
+@needs_cells
+def test_the_typed_reading_reads_the_same_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Records read with `_cells` equal those of the Python reader (the lark path and
+    `_read_rows`), finding for finding, on edge rows, the corpus, the samples and mutants."""
+    inputs = list(_inputs(1500))
+    typed = [_records(data, path) for path, data in inputs]
+    monkeypatch.setattr(mat, "_cells", None)
+    python = [_records(data, path) for path, data in inputs]
+    for (path, _), a, b in zip(inputs, typed, python, strict=True):
+        assert a == b, path
