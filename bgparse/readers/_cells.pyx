@@ -11,6 +11,7 @@ are those `_split_row` finds. Rolls, spans and their objects are built without t
 """
 
 from cpython.object cimport PyObject, PyTypeObject
+from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
 from cpython.ref cimport Py_INCREF
 from cpython.set cimport PySet_Add
 from cpython.tuple cimport PyTuple_SET_ITEM
@@ -43,6 +44,7 @@ cdef extern from "Python.h":
     # A new, empty instance (slots or items NULL, tracked by the collector), as object.__new__
     # and tuple.__new__ start theirs.
     object _alloc "PyType_GenericAlloc"(PyTypeObject *cls, Py_ssize_t items)
+    void PyObject_GC_UnTrack(void *op)
 
 
 # The group numbers of mat.py's cell regex (mat checks they agree before it uses this).
@@ -76,6 +78,12 @@ if Roll.__slots__ != ("side", "dice", "moves", "span", "text"):
 if Span._fields != ("line", "column", "length"):
     raise ImportError("Span has other fields than _cells.pyx fills")
 
+#: The roll cells read (`_read_roll_cell`'s values by cell text): a plain dict, as an LRU cache's
+#: bookkeeping on every hit cost as much as the look-up; emptied when it holds `_MAX_CELLS`.
+cdef dict _roll_cells = {}
+cdef Py_ssize_t _MAX_CELLS = 1 << 16
+
+
 cdef inline void _store(object obj, Py_ssize_t offset, object value):
     """Fills an empty slot of a new object (what `make_roll`'s descriptor stores do)."""
     Py_INCREF(value)
@@ -90,6 +98,10 @@ cdef inline object _roll(object side, object dice, object moves, object span, ob
     _store(roll, _MOVES, moves)
     _store(roll, _SPAN_AT, span)
     _store(roll, _TEXT, text)
+    # Out of the collector's way: a roll's fields are numbers, strings and tuples of moves made
+    # before it, so it can be in no reference cycle (the collector itself takes tuples of such
+    # things off its lists, but not these). A game's rolls were most of what it walked.
+    PyObject_GC_UnTrack(<void *> roll)
     return roll
 
 
@@ -106,6 +118,7 @@ cdef inline object _span(object line, Py_ssize_t column, Py_ssize_t length):
     PyTuple_SET_ITEM(span, 1, col)
     Py_INCREF(width)
     PyTuple_SET_ITEM(span, 2, width)
+    PyObject_GC_UnTrack(<void *> span)  # three ints (see `_roll`)
     return span
 
 
@@ -231,6 +244,7 @@ cdef inline object _triple(PyTypeObject *cls, object a, object b, object c):
     PyTuple_SET_ITEM(t, 1, b)
     Py_INCREF(c)
     PyTuple_SET_ITEM(t, 2, c)
+    PyObject_GC_UnTrack(<void *> t)  # strings and ints (see `_roll`)
     return t
 
 
@@ -347,12 +361,14 @@ def read_rows(object reader, list lines, Py_ssize_t threshold, list actions,
               object matcher, object search, object keyword, object visual, object read_cell,
               tuple cell_types):
     """The loop of `_GameReader.build`: each line's events appended to `actions`; returns how
-    many rolls were written low die first (of those `read_cell` reads)."""
+    many rolls were written low die first (of those `read_cell` reads: `_read_roll_cell`
+    uncached, as this keeps its own cache)."""
     cdef _Row row = _Row.__new__(_Row)
     cdef Py_ssize_t low_high = 0, pos, start, end, column
     cdef int r, group, side, prev_side
     cdef bint tabs
     cdef set seen = reader.plays_seen
+    cdef PyObject *found
     row.matcher, row.search, row.keyword = matcher, search, keyword
     sides = (0, 1)
     for line in lines:
@@ -398,7 +414,14 @@ def read_rows(object reader, list lines, Py_ssize_t threshold, list actions,
             span = _span(line_no, start + 1, end - start)
             written = PyUnicode_Substring(text, start, end)
             if group == ROLL:
-                known = read_cell(written)
+                found = PyDict_GetItemWithError(_roll_cells, written)
+                if found is NULL:
+                    known = read_cell(written)
+                    if len(_roll_cells) >= _MAX_CELLS:
+                        _roll_cells.clear()
+                    PyDict_SetItem(_roll_cells, written, known)
+                else:
+                    known = <object> found
                 if known is not None:
                     # (dice, low die first, play, moves, play text)
                     PySet_Add(seen, (<tuple> known)[2])

@@ -607,7 +607,7 @@ class _GameReader:
             hooks = _typed_hooks()
             threshold = _cells.threshold(lines, right_name_col, *hooks)
             low = _cells.read_rows(
-                self, lines, threshold, actions, *hooks, _read_roll_cell, _CELL_TYPES
+                self, lines, threshold, actions, *hooks, _read_roll_cell.__wrapped__, _CELL_TYPES
             )
             self.features.low_high += low
         else:
