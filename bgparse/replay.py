@@ -436,7 +436,7 @@ class _Replay:
             else:
                 self.add("P008", v.message, span, g)
         moves = a.moves if type(a) is Roll else ()  # type: ignore[union-attr]
-        if moves and any(m.points == (0, 0) for m in moves):
+        if moves and _has_placeholder(moves):
             moves = without_placeholders(moves)
             self.add("N003", "'0/0' stands for a die that was not played; ignored", span, g)
         g.plays += 1
@@ -934,6 +934,14 @@ class _Replay:
 
 def _has_stars(record: MatchRecord) -> bool:
     return any(True in m.hits for _, a in record.iter_actions() if type(a) is Roll for m in a.moves)
+
+
+def _has_placeholder(moves: tuple[Any, ...]) -> bool:
+    """Whether a play writes `0/0` for a die not played (a loop, not a generator: per roll)."""
+    for m in moves:  # noqa: SIM110 - any() over a generator builds a generator object per roll
+        if m.points == (0, 0):
+            return True
+    return False
 
 
 def _fmt_dice(dice: tuple[int, int]) -> str:

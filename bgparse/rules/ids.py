@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import binascii
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from bgparse.errors import RulesError
@@ -78,6 +79,7 @@ def _put(value: int, width: int, name: str) -> int:
     return value
 
 
+@lru_cache(maxsize=1 << 12)  # once per game; few distinct ends in a match
 def final_match_id(
     *,
     length: int,

@@ -231,6 +231,9 @@ def _doubles_fast(mover: tuple[int, ...], o: tuple[int, ...], d: int) -> _Gen:
     return _DANCE
 
 
+_BAR_ONLY: Final = (BAR,)
+
+
 def _generate_general(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int, d2: int) -> _Gen:
     """The plain search every case can use, each step asked of `single_step`: the reference
     the fast paths are tested by."""
@@ -255,7 +258,11 @@ def _generate_general(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int
         d = dice[i]
         moved = False
         # Doubles take their sources in non-increasing order (one order per set of steps).
-        for s in range(top, 0, -1):
+        # With a checker on the bar only the bar may move (single_step's second refusal,
+        # without a call per point; `top` is below the bar only after a step from a point,
+        # which the bar being empty allowed).
+        sources = range(top, 0, -1) if not mv[BAR] or top != BAR else _BAR_ONLY
+        for s in sources:
             if not mv[s]:  # an empty point: single_step's first refusal, without the call
                 continue
             step = single_step(mv, o, s, d)

@@ -202,6 +202,11 @@ class Position:
 
     def position_id(self) -> str:
         """The GNU Position ID, the side NOT on roll encoded first (as gnubg's code does)."""
+        if self._checked and _board_summary is not None:
+            # The typed encoder (a game's final board, every game of every validation).
+            fast = _board_summary(self.opponent, self.mover)
+            if fast is not None:
+                return fast[0]
         if not self._checked:  # a checked position has 0-15 checkers a side, none negative
             for side in (self.opponent, self.mover):
                 if min(side) < 0 or sum(side) > 15:

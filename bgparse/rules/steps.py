@@ -66,9 +66,11 @@ def single_step(mover: Sequence[int], opponent: Sequence[int], src: int, die: in
         here = opponent[dst]
         if here >= 2:
             return "blocked-point"
-        return Step(src, dst, here == 1)
+        # The shared Step, not a new one: a named tuple's generated __new__ runs interpreted
+        # even where this module is compiled, and the generator asks for a step per point.
+        return STEP_TABLE[(src * 26 + dst) * 2 + (here == 1)]
     if any(mover[7:]):
         return "bear-off-not-home"
     if dst < 0 and any(mover[src + 1 : 7]):
         return "bear-off-not-highest"
-    return Step(src, OFF, False)
+    return STEP_TABLE[(src * 26 + OFF) * 2]

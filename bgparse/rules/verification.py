@@ -325,9 +325,20 @@ def _board_after(position: Position, mv: Sequence[int], o: Sequence[int]) -> Pos
 
 def _can_move(mover: tuple[int, ...], o: tuple[int, ...], d1: int, d2: int) -> bool:
     """Can any single step be made? (If one can, the empty play is not legal.)"""
-    return any(
-        type(single_step(mover, o, s, d)) is Step for d in {d1, d2} for s in range(BAR, 0, -1)
-    )
+    # single_step refuses an empty source and, with a checker on the bar, every other one:
+    # only the sources it could allow are asked (a dance is a tenth of all rolls).
+    if mover[BAR]:
+        sources: Sequence[int] = _BAR_ONLY
+    else:
+        sources = [s for s in range(24, 0, -1) if mover[s]]
+    for d in (d1,) if d1 == d2 else (d1, d2):
+        for s in sources:
+            if type(single_step(mover, o, s, d)) is Step:
+                return True
+    return False
+
+
+_BAR_ONLY: Final = (BAR,)
 
 
 def _verify_fast_c(position: Position, roll: tuple[int, int], moves: object) -> PlayCheck | None:
@@ -469,6 +480,8 @@ def verify_play(position: Position, dice: Sequence[int], moves: WrittenPlay) -> 
         raise DiceError(f"dice must be two ints, got {dice!r}") from None
     roll = (d1, d2)
     dice_ok = type(d1) is int and type(d2) is int and 1 <= d1 <= 6 and 1 <= d2 <= 6
+    if dice_ok and type(moves) is tuple and not moves:
+        return _verify_no_play(position, roll)  # no play written (a dance, most often)
     if dice_ok and not isinstance(moves, str):
         fast = _verify_fast(position, roll, moves)
         if fast is not None:
@@ -503,20 +516,7 @@ def _verify_full(
         return _check(position, roll, _board_after(position, mv, o), done, False, "bad-point", bad)
 
     if not chains:
-        if not _can_move(mover, o0, d1, d2):
-            return _check(position, roll, position.swap(), (), True)
-        options = legal_plays(position, roll)
-        return _check(
-            position,
-            roll,
-            position.swap(),
-            (),
-            False,
-            "missing-play",
-            f"no play written for {d1}-{d2}, which has {plural(len(options), 'legal play')} "
-            f"(e.g. {options[0].notation})",
-            legal=options,
-        )
+        return _verify_no_play(position, roll)
 
     dice_list = [d1] * 4 if doubles else [max(d1, d2), min(d1, d2)]
     written = sum(len(rest) for _, rest in chains)
@@ -585,6 +585,26 @@ def _verify_full(
         ambiguous,
         chosen.mismatch,
         legal,
+    )
+
+
+def _verify_no_play(position: Position, roll: tuple[int, int]) -> PlayCheck:
+    """The verdict on no play written for a roll of valid dice: legal only where nothing can
+    move (a dance)."""
+    d1, d2 = roll
+    if not _can_move(position.mover, position.opponent[::-1], d1, d2):
+        return _check(position, roll, position.swap(), (), True)
+    options = legal_plays(position, roll)
+    return _check(
+        position,
+        roll,
+        position.swap(),
+        (),
+        False,
+        "missing-play",
+        f"no play written for {d1}-{d2}, which has {plural(len(options), 'legal play')} "
+        f"(e.g. {options[0].notation})",
+        legal=options,
     )
 
 
