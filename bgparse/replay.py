@@ -485,7 +485,11 @@ class _Replay:
                 span,
                 g,
             )
-        g.rows.turn(g.game, side, kind, span, a.dice, res.steps, a, res.ok, pos=res.position)
+        rows = g.rows
+        if rows.keep:
+            rows.turn(game, side, kind, span, a.dice, res.steps, a, res.ok, pos=res.position)
+        else:
+            rows.n_turns += 1  # as `turn` counts it: no row for a plain validation (per roll)
         game.moved(side, after)
 
     def _rolled_then_resigned(

@@ -12,6 +12,7 @@ def play_steps(
     d2: int,
     moves: object,
     step_table: tuple[tuple[int, int, bool], ...],
+    partial: bool = ...,
 ) -> (
     tuple[
         tuple[int, ...],

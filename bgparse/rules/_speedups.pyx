@@ -102,11 +102,14 @@ def verify_fast(object position, tuple roll, object moves, tuple step_table,
     )
 
 
-def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple step_table):
-    """The board work of `verify_fast`: a play whose written moves are single-die steps using
-    every die, legal in the order written. Returns (opponent after, mover after, steps from
-    `step_table` (steps.STEP_TABLE), hit-star notes), or None for "not this case" (the full
-    check decides). Both sides must be a checked position's."""
+def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple step_table,
+               bint partial=False):
+    """The board work of `verify_fast` (verification._play_steps_python, which stays the
+    reference): a play whose written moves are single-die steps, using every die (or, with
+    `partial`, leaving dice unplayed and every hit star right), legal in the order written.
+    Returns (opponent after, mover after, steps from `step_table` (steps.STEP_TABLE), hit-star
+    notes), or None for "not this case" (the full check decides). Both sides must be a checked
+    position's."""
     cdef int mv[26]
     cdef int op[26]
     cdef int starred[26]
@@ -211,7 +214,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
                 if notes is None:
                     notes = []
                 notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
-    if nwant:
+    if nwant and (not partial or notes is not None):
         return None
     if notes is not None:
         # A star written wrong where a step with the other star lands too: another order may

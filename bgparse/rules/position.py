@@ -86,6 +86,8 @@ _STARTS: Final[dict[str, dict[int, int]]] = {
     "hypergammon2": {24: 1, 23: 1},
     "hypergammon3": {24: 1, 23: 1, 22: 1},
 }
+#: Starting positions by the variant name asked for (see `Position.initial`).
+_INITIAL: dict[str, Position] = {}
 #: The variant names `Position.initial` accepts (case, spaces, '-' and '_' are ignored).
 VARIANTS: Final = tuple(_STARTS)
 
@@ -154,10 +156,16 @@ class Position:
     @classmethod
     def initial(cls, variant: str = "standard") -> Position:
         """The starting position of `variant` (standard, nackgammon, hypergammon1/2/3)."""
-        key = _variant_key(variant)
-        layout = _STARTS[key]
-        board = _board(layout, mirror=False, who="start")
-        return cls._make(board, board, sum(layout.values()))
+        # Positions are immutable: one per variant serves every game (a replay asks per game).
+        pos = _INITIAL.get(variant) if cls is Position else None
+        if pos is None:
+            key = _variant_key(variant)
+            layout = _STARTS[key]
+            board = _board(layout, mirror=False, who="start")
+            pos = cls._make(board, board, sum(layout.values()))
+            if cls is Position:
+                _INITIAL[variant] = pos
+        return pos
 
     @classmethod
     def from_points(

@@ -16,6 +16,7 @@ from bgparse.rules.plays import (
     LegalPlays,
     _after,
     _base_key,
+    _key_of,
     legal_plays,
 )
 from bgparse.rules.position import BAR, OFF, Position
@@ -353,10 +354,30 @@ def _verify_fast_python(
 ) -> PlayCheck | None:
     """The common case without a search: single-die steps using every die, legal in the
     order written. None means "not this case" (the full check decides)."""
-    d1, d2 = roll
+    done = _play_steps_python(position.mover, position.opponent, roll[0], roll[1], moves)
+    if done is None:
+        return None
+    opponent, mover, steps, notes = done
+    after = Position._make(opponent, mover, position.checkers)
+    return _new(PlayCheck, (True, after, steps, None, "", position, roll, False, notes, []))
+
+
+def _play_steps_python(
+    mover: tuple[int, ...],
+    opponent: tuple[int, ...],
+    d1: int,
+    d2: int,
+    moves: object,
+    step_table: tuple[Step, ...] = STEP_TABLE,
+    partial: bool = False,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[Step, ...], _Mismatch] | None:
+    """The board work of the fast path: written moves that are single-die steps, legal in the
+    order written, using every die (or, with `partial`, leaving dice unplayed and writing every
+    hit star right). Returns (opponent after, mover after, the steps from `step_table`, the
+    hit-star notes), None for "not this case". `_speedups.play_steps` is its typed twin."""
     want = [d1, d1, d1, d1] if d1 == d2 else [d1, d2]
-    mv = list(position.mover)
-    opp = position.opponent
+    mv = list(mover)
+    opp = opponent
     lst: list[int] | None = None  # the opponent's counts, copied on the first hit
     steps: list[Step] = []
     stars: list[bool] = []
@@ -417,21 +438,45 @@ def _verify_fast_python(
             elif any(mv[7:]):
                 return None
             mv[s] -= 1
-            steps.append(STEP_TABLE[(s * 26 + t) * 2 + hit])
+            steps.append(step_table[(s * 26 + t) * 2 + hit])
             stars.append(bool(star))
             if hit != bool(star):
                 if notes is None:
                     notes = []
                 notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
-    if want:
+    if want and (not partial or notes is not None):
         return None
     if notes is not None and _star_order_matters(steps, stars, notes):
         return None
-    after = Position._make(opp if lst is None else tuple(lst), tuple(mv), position.checkers)
-    return _new(
-        PlayCheck,
-        (True, after, tuple(steps), None, "", position, roll, False, tuple(notes or ()), []),
+    return (opp if lst is None else tuple(lst), tuple(mv), tuple(steps), tuple(notes or ()))
+
+
+def _verify_partial(
+    position: Position,
+    roll: tuple[int, int],
+    moves: object,
+    play_steps: Callable[..., Any] | None = None,
+) -> PlayCheck | None:
+    """A play written as single-die steps, legal in the order written, that leaves dice
+    unplayed (a twentieth of the corpus's plays): legal where its result is one of the legal
+    plays (they use no more dice, and the higher die where only one can move). None where it
+    is not this case or not legal: the full check decides, and words the reason.
+
+    Why this is the full check's answer: each written step is one die, so every order of the
+    steps that the search finds ends on the same result (a bear-off's die may differ, its
+    step not), and with every star right no other route scores better."""
+    d1, d2 = roll
+    done = (play_steps or _play_steps)(
+        position.mover, position.opponent, d1, d2, moves, STEP_TABLE, True
     )
+    if done is None or not done[2]:
+        return None
+    opponent, mover, steps, notes = done
+    after = Position._make(opponent, mover, position.checkers)
+    legal = legal_plays(position, roll)
+    if _key_of(position, after) not in legal._gen.plays:
+        return None
+    return _check(position, roll, after, steps, True, None, "", False, notes, legal)
 
 
 def _star_order_matters(
@@ -455,6 +500,12 @@ except ImportError:
 
 #: The fast path of verify_play: in C where built, the Python original otherwise.
 _verify_fast = _verify_fast_python if _fast_c is None else _verify_fast_c
+
+_play_steps: Callable[..., Any]
+try:
+    from bgparse.rules._speedups import play_steps as _play_steps
+except ImportError:
+    _play_steps = _play_steps_python
 
 
 #: What verify_play reads as a play: notation, written move groups, or single steps.
@@ -484,6 +535,9 @@ def verify_play(position: Position, dice: Sequence[int], moves: WrittenPlay) -> 
         return _verify_no_play(position, roll)  # no play written (a dance, most often)
     if dice_ok and not isinstance(moves, str):
         fast = _verify_fast(position, roll, moves)
+        if fast is not None:
+            return fast
+        fast = _verify_partial(position, roll, moves)
         if fast is not None:
             return fast
     return _verify_full(position, roll, moves, dice_ok)

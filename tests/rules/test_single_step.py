@@ -19,8 +19,10 @@ from bgparse.rules.verification import (
     REASONS,
     PlayCheck,
     _can_move,
+    _play_steps_python,
     _verify_fast_python,
     _verify_full,
+    _verify_partial,
 )
 
 from ._shared import FIXTURES, ROLLS, read_ids, shared_path
@@ -42,6 +44,28 @@ def _fast_paths() -> list[object]:
         )
     else:
         paths.append(pytest.param(_verify_fast_c, id="typed"))
+    return paths
+
+
+def _partial_paths() -> list[object]:
+    """verify_play's route for a play leaving dice unplayed, on each build's board work."""
+
+    def python(pos: Position, dice: tuple[int, int], moves: object) -> PlayCheck | None:
+        return _verify_partial(pos, dice, moves, _play_steps_python)
+
+    paths: list[object] = [pytest.param(python, id="python")]
+    try:
+        from bgparse.rules._speedups import play_steps
+    except ImportError:
+        paths.append(
+            pytest.param(None, id="typed", marks=pytest.mark.skip(reason="not built (pure Python)"))
+        )
+    else:
+
+        def typed(pos: Position, dice: tuple[int, int], moves: object) -> PlayCheck | None:
+            return _verify_partial(pos, dice, moves, play_steps)
+
+        paths.append(pytest.param(typed, id="typed"))
     return paths
 
 
@@ -232,3 +256,77 @@ def test_oracle_positions_fast_verification_equals_the_full_check(
                     taken += 1
                     _same(fast, full)
     assert taken > 10 * len(ids)
+
+
+# --- verify_play's route for a play that leaves dice unplayed --------------------------------
+
+
+@pytest.mark.parametrize("partial_path", _partial_paths())
+def test_a_play_of_one_die_where_only_one_can_move_is_taken_without_the_search(
+    partial_path: FastPath,
+) -> None:
+    """A last checker on 24 and 6-5 with point 13 held: either die moves it, not both, so
+    the 6 must be played (24/18 is legal, 24/19 is not: the full check words why)."""
+    pos = Position.from_points({24: 1}, {13: 2})
+    plays = legal_plays(pos, (6, 5))
+    assert (plays.dice_used, plays.pips_used) == (1, 6)
+    taken = partial_path(pos, (6, 5), [(24, 18)])
+    assert taken is not None and taken.ok and taken.steps == (Step(24, 18, False),)
+    _same(taken, _verify_full(pos, (6, 5), [(24, 18)], True))
+    assert partial_path(pos, (6, 5), [(24, 19)]) is None
+    assert verify_play(pos, (6, 5), [(24, 19)]).reason == "higher-die-not-played"
+
+
+@pytest.mark.parametrize("partial_path", _partial_paths())
+def test_a_play_using_fewer_dice_than_possible_is_left_to_the_full_check(
+    partial_path: FastPath,
+) -> None:
+    pos = Position.initial()
+    assert partial_path(pos, (6, 5), [(24, 18)]) is None  # the 5 can be played too
+    check = verify_play(pos, (6, 5), [(24, 18)])
+    assert not check.ok and check.reason == "fewer-dice-than-possible"
+
+
+@pytest.mark.parametrize("partial_path", _partial_paths())
+@SETTINGS
+@given(case=written_legal(), drop=st.integers(0, 3))
+def test_partial_verification_equals_the_full_check(
+    partial_path: FastPath, case: tuple[Position, tuple[int, int], object], drop: int
+) -> None:
+    """Legal plays as written (some use fewer dice because no more can move), and the same
+    with a step left out (mostly illegal: then the route declines): where the route answers,
+    it says what the full check says."""
+    pos, dice, moves = case
+    shapes = [moves]
+    if isinstance(moves, list | tuple) and moves:
+        shapes.append(type(moves)(m for i, m in enumerate(moves) if i != drop % len(moves)))
+    for written in shapes:
+        got = partial_path(pos, dice, written)
+        if got is not None:
+            _same(got, _verify_full(pos, dice, written, True))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("partial_path", _partial_paths())
+@pytest.mark.parametrize("kind", ["contact", "race"])
+def test_oracle_positions_partial_verification_equals_the_full_check(
+    partial_path: FastPath, kind: str
+) -> None:
+    """Every roll of the wildbg positions whose legal plays use fewer dice than rolled, and
+    every roll's first play less its last step: where the route answers, the full check
+    agrees."""
+    ids = read_ids(shared_path("oracle", f"wildbg-{kind}.ids"))
+    taken = 0
+    for pid in ids:
+        pos = Position.from_position_id(pid)
+        for roll in ROLLS:
+            plays = legal_plays(pos, roll)
+            ndice = 4 if roll[0] == roll[1] else 2
+            cases = [[tuple(s) for s in plays[0].steps[:-1]]]
+            if 0 < plays.dice_used < ndice:
+                cases.append([tuple(s) for s in plays[len(plays) - 1].steps])
+            for moves in cases:
+                got = partial_path(pos, roll, moves)
+                if got is not None:
+                    taken += 1
+                    _same(got, _verify_full(pos, roll, moves, True))  # type: ignore[arg-type]
+    assert taken > 0

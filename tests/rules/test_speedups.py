@@ -12,7 +12,12 @@ from bgparse.events import Move
 from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, _join_halves, _side_info
 from bgparse.rules.steps import STEP_TABLE
-from bgparse.rules.verification import PlayCheck, _verify_fast_c, _verify_fast_python
+from bgparse.rules.verification import (
+    PlayCheck,
+    _play_steps_python,
+    _verify_fast_c,
+    _verify_fast_python,
+)
 
 from .test_properties import positions
 
@@ -103,6 +108,13 @@ def _both(pos: Position, dice: tuple[int, int], moves: object) -> None:
     assert _fast_answer(_verify_fast_c(pos, dice, moves)) == _fast_answer(
         _verify_fast_python(pos, dice, moves)
     )
+    # The board work alone, also for a play that leaves dice unplayed (verify_play's partial
+    # route): the same answer, and the same shared Step objects.
+    args = (pos.mover, pos.opponent, dice[0], dice[1], moves, STEP_TABLE, True)
+    typed, python = speedups.play_steps(*args), _play_steps_python(*args)
+    assert typed == python
+    if typed is not None and python is not None:
+        assert all(a is b for a, b in zip(typed[2], python[2], strict=True))
 
 
 @settings(max_examples=400, deadline=None)
@@ -124,6 +136,8 @@ def test_play_steps_equals_the_python_fast_path(
         if len(steps) >= 2 and steps[0] == steps[1]:
             rest = [Move((s.src, s.dst), (False, s.hit), 1) for s in steps[2:]]
             _both(pos, dice, [Move((steps[0].src, steps[0].dst), (False, False), 2), *rest])
+        if len(steps) > 1:  # the play less a step: dice left unplayed
+            _both(pos, dice, [(s.src, s.dst, s.hit) for s in steps[1:]])
     for _ in range(4):
         n = data.draw(st.integers(0, 5))
         moves = [
