@@ -942,8 +942,9 @@ def _has_stars(record: MatchRecord) -> bool:
 
 def _has_placeholder(moves: tuple[Any, ...]) -> bool:
     """Whether a play writes `0/0` for a die not played (a loop, not a generator: per roll)."""
-    for m in moves:  # noqa: SIM110 - any() over a generator builds a generator object per roll
-        if m.points == (0, 0):
+    for m in moves:
+        points = m.points
+        if points[0] == 0 and points == (0, 0):  # an int test first: a tuple compare is dearer
             return True
     return False
 

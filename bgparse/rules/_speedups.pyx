@@ -6,6 +6,8 @@ uses the original wherever this module is not built (or BGPARSE_PURE_PYTHON=1)."
 
 from binascii import b2a_base64
 
+cimport cython
+
 from cpython.object cimport PyObject_GenericSetAttr
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
@@ -102,6 +104,8 @@ def verify_fast(object position, tuple roll, object moves, tuple step_table,
     )
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple step_table,
                bint partial=False):
     """The board work of `verify_fast` (verification._play_steps_python, which stays the
@@ -121,7 +125,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
     cdef bint hit, star, hit_any = False
     cdef list steps = []
     cdef list notes = None
-    if len(mover) != 26 or len(opponent) != 26:
+    if len(mover) != 26 or len(opponent) != 26 or len(step_table) != 1352:
         return None
     for i in range(26):
         mv[i] = mover[i]

@@ -58,6 +58,11 @@ class _Gen(NamedTuple):
 _DANCE: Final = _Gen({}, 0, 0)
 
 
+def _gen(plays: dict[int, _Raw], dice: int, pips: int) -> _Gen:
+    # A named tuple's generated __new__ runs interpreted even where this module is compiled.
+    return _new(_Gen, (plays, dice, pips))  # type: ignore[no-any-return]
+
+
 def _generate(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int, d2: int) -> _Gen:
     """Distinct legal results of (d1, d2) for `mover` on roll; {} when nothing can move."""
     o = opponent[::-1]  # o[p]: opposing checkers on the mover's point p
@@ -81,11 +86,11 @@ def _mixed_two_on_bar(mover: tuple[int, ...], o: tuple[int, ...], d1: int, d2: i
     if ok_hi and ok_lo:
         key = base - _W[BAR] + _W[th] + _W[tl]
         key += (_H[th] if o[th] == 1 else 0) + (_H[tl] if o[tl] == 1 else 0)
-        return _Gen({key: ((BAR, th), (BAR, tl))}, 2, hi + lo)
+        return _gen({key: ((BAR, th), (BAR, tl))}, 2, hi + lo)
     if ok_hi:
-        return _Gen({base + _W[th] + (_H[th] if o[th] == 1 else 0): ((BAR, th),)}, 1, hi)
+        return _gen({base + _W[th] + (_H[th] if o[th] == 1 else 0): ((BAR, th),)}, 1, hi)
     if ok_lo:
-        return _Gen({base + _W[tl] + (_H[tl] if o[tl] == 1 else 0): ((BAR, tl),)}, 1, lo)
+        return _gen({base + _W[tl] + (_H[tl] if o[tl] == 1 else 0): ((BAR, tl),)}, 1, lo)
     return _DANCE
 
 
@@ -134,11 +139,11 @@ def _mixed_fast(mover: tuple[int, ...], o: tuple[int, ...], hi: int, lo: int) ->
                 if key not in res:
                     res[key] = (b, (tb, t))
     if res:
-        return _Gen(res, 2, hi + lo)
+        return _gen(res, 2, hi + lo)
     if steps_hi:
-        return _Gen({base + a[2] + a[3]: (a,) for a in steps_hi}, 1, hi)
+        return _gen({base + a[2] + a[3]: (a,) for a in steps_hi}, 1, hi)
     if steps_lo:
-        return _Gen({base + b[2] + b[3]: (b,) for b in steps_lo}, 1, lo)
+        return _gen({base + b[2] + b[3]: (b,) for b in steps_lo}, 1, lo)
     return _DANCE
 
 
@@ -221,13 +226,13 @@ def _doubles_fast(mover: tuple[int, ...], o: tuple[int, ...], d: int) -> _Gen:
         mv[s1] += 1
         mv[t1] -= 1
     if res4:
-        return _Gen(res4, 4, 4 * d)
+        return _gen(res4, 4, 4 * d)
     if res3:
-        return _Gen(res3, 3, 3 * d)
+        return _gen(res3, 3, 3 * d)
     if res2:
-        return _Gen(res2, 2, 2 * d)
+        return _gen(res2, 2, 2 * d)
     if res1:
-        return _Gen(res1, 1, d)
+        return _gen(res1, 1, d)
     return _DANCE
 
 
@@ -295,7 +300,7 @@ def _generate_general(mover: tuple[int, ...], opponent: tuple[int, ...], d1: int
         search(dice, 0, BAR, base, 0)
     if best[0] == 0:
         return _DANCE
-    return _Gen(res, best[0], best[1])
+    return _gen(res, best[0], best[1])
 
 
 # --- results --------------------------------------------------------------------------------
