@@ -88,7 +88,7 @@ def verify_fast(object position, tuple roll, object moves, tuple step_table,
     steps.STEP_TABLE. The position must be a checked one."""
     cdef int d1 = roll[0]
     cdef int d2 = roll[1]
-    done = play_steps(position.mover, position.opponent, d1, d2, moves, step_table)
+    done = _play_steps(position.mover, position.opponent, d1, d2, moves, step_table, False)
     if done is None:
         return None
     after = object.__new__(position_type)
@@ -104,8 +104,6 @@ def verify_fast(object position, tuple roll, object moves, tuple step_table,
     )
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple step_table,
                bint partial=False):
     """The board work of `verify_fast` (verification._play_steps_python, which stays the
@@ -114,6 +112,14 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
     Returns (opponent after, mover after, steps from `step_table` (steps.STEP_TABLE), hit-star
     notes), or None for "not this case" (the full check decides). Both sides must be a checked
     position's."""
+    return _play_steps(mover, opponent, d1, d2, moves, step_table, partial)
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object moves,
+                        tuple step_table, bint partial):
+    """`play_steps` as a C call (verify_fast calls it per play)."""
     cdef int mv[26]
     cdef int op[26]
     cdef int starred[26]

@@ -25,7 +25,8 @@ Model of a double sequence, which GNU Backgammon's records confirm (`Doubles => 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields
+from typing import Any
 
 from bgparse.errors import RulesError
 from bgparse.rules.match import holland_restricts
@@ -148,7 +149,7 @@ class CubeState:
                 f"side {side} doubles again while its double to {self.pending.value} "
                 "has not been answered",
             )
-        recorded = replace(self, pending=PendingDouble(side, 2 * self.value), beavers=0)
+        recorded = _replace(self, pending=_pending(side, 2 * self.value), beavers=0)
         if not (self.enabled and rules.cube_enabled):
             raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
         if crawford_game and length > 0:
@@ -197,7 +198,7 @@ class CubeState:
         _check_side(side)
         pending = self._require_answer(side, "take")
         owner = side if self.beavers == 0 else pending.doubler
-        return replace(self, value=pending.value, owner=owner, pending=None, beavers=0, used=True)
+        return _replace(self, value=pending.value, owner=owner, pending=None, beavers=0, used=True)
 
     def drop(self, side: int) -> int:
         """`side` refuses the pending offer and loses the game; returns the points the other
@@ -214,11 +215,11 @@ class CubeState:
         rules = rules or RuleSet()
         pending = self._require_answer(side, "beaver")
         taken = pending.value
-        recorded = replace(
+        recorded = _replace(
             self,
             value=taken,
             owner=side,
-            pending=PendingDouble(side, 2 * taken),
+            pending=_pending(side, 2 * taken),
             beavers=self.beavers + 1,
             used=True,
         )
@@ -273,7 +274,7 @@ class CubeState:
         """A tied opening throw doubles the centred cube (money play only, within the rule
         set's limit per game). The cube stays centred and counts as never turned (Jacoby)."""
         rules = rules or RuleSet()
-        recorded = replace(self, value=2 * self.value, automatic=self.automatic + 1)
+        recorded = _replace(self, value=2 * self.value, automatic=self.automatic + 1)
         if not (self.enabled and rules.cube_enabled):
             raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
         if length > 0:
@@ -313,6 +314,27 @@ class CubeState:
                 f"side {side} cannot {verb} its own double to {self.pending.value}",
             )
         return self.pending
+
+
+_set = object.__setattr__  # how a frozen dataclass's fields are set
+_CUBE_FIELDS = tuple(f.name for f in fields(CubeState))
+
+
+def _replace(cube: CubeState, **changes: Any) -> CubeState:
+    """`dataclasses.replace` for the cube, without its interpreted walk over the fields and
+    the generated `__init__` (which run interpreted even where this module is compiled; every
+    cube action makes one or two)."""
+    new = object.__new__(CubeState)
+    for name in _CUBE_FIELDS:
+        _set(new, name, changes[name] if name in changes else getattr(cube, name))
+    return new
+
+
+def _pending(doubler: int, value: int) -> PendingDouble:
+    new = object.__new__(PendingDouble)
+    _set(new, "doubler", doubler)
+    _set(new, "value", value)
+    return new
 
 
 def is_dead_cube(value: int, scores: tuple[int, int], length: int) -> bool:
