@@ -26,7 +26,7 @@ class GameRows:
     no row is built (a plain validation needs none: IDs, pips and notation are the costly
     part)."""
 
-    __slots__ = ("jacoby", "keep", "match_keys", "n_turns", "number", "offers", "turns")
+    __slots__ = ("aways", "jacoby", "keep", "match_keys", "n_turns", "number", "offers", "turns")
 
     def __init__(self, number: int, jacoby: bool, keep: bool) -> None:
         self.number = number
@@ -39,6 +39,8 @@ class GameRows:
         # [turn index, doubler, cube before, cube after, position_id, response, match_id,
         #  pips, span, race, offer]; finished into CubeActions when the game ends.
         self.offers: list[list[Any]] = []
+        # Points each side is away: the score does not change within a game.
+        self.aways: tuple[tuple[int, int] | None, tuple[int, int] | None] | None = None
 
     def turn(
         self,
@@ -98,7 +100,10 @@ class GameRows:
         mid = _with_dice(
             base, dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
         )
-        away = game.away(side)
+        aways = self.aways
+        if aways is None:
+            aways = self.aways = (game.away(0), game.away(1))
+        away = aways[side]
         text, hits = play_info(steps)
         # Built from a tuple of its fields: the named tuple's generated __new__ is interpreted
         # code even where bgparse is compiled.
@@ -209,7 +214,13 @@ def _with_dice(base: int, dice: tuple[int, int]) -> str:
     d1, d2 = dice
     if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
         return ""
-    key = base | (d1 << 15) | (d2 << 18)
+    return _encoded(base | (d1 << 15) | (d2 << 18))
+
+
+@lru_cache(maxsize=1 << 14)
+def _encoded(key: int) -> str:
+    """A Match ID's text from its number (a game repeats a few dozen: cached, as encoding
+    was a twelfth of a replay that keeps its turns)."""
     return b2a_base64(key.to_bytes(9, "little"), newline=False).decode("ascii")
 
 
