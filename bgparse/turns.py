@@ -217,7 +217,7 @@ def _with_dice(base: int, dice: tuple[int, int]) -> str:
     return _encoded(base | (d1 << 15) | (d2 << 18))
 
 
-@lru_cache(maxsize=1 << 14)
+@lru_cache(maxsize=1 << 11)  # small: a game's few dozen IDs, not a match's (peak memory)
 def _encoded(key: int) -> str:
     """A Match ID's text from its number (a game repeats a few dozen: cached, as encoding
     was a twelfth of a replay that keeps its turns)."""

@@ -79,7 +79,7 @@ def _put(value: int, width: int, name: str) -> int:
     return value
 
 
-@lru_cache(maxsize=1 << 12)  # once per game; few distinct ends in a match
+@lru_cache(maxsize=1 << 10)  # once per game; few distinct ends in a match
 def final_match_id(
     *,
     length: int,
