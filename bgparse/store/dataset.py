@@ -476,6 +476,13 @@ class _OpenFile:
     rows: int = 0
 
 
+def _size(batch: pa.RecordBatch) -> int:
+    """The bytes a buffered batch holds, for the buffer's limit. Not `nbytes`: that one looks
+    for buffers shared between columns, tens of microseconds a batch, a tenth of the importing
+    process's work on a pool's units; the buffers' own sizes are enough to bound memory."""
+    return int(batch.get_total_buffer_size())
+
+
 def partition_dir(table: str, source: str, year: int | None) -> str:
     """A partition's folder, relative to the root (year None: no date)."""
     y = _NULL_PARTITION if year is None else str(year)
@@ -553,7 +560,7 @@ class Transaction:
         buf = self._buffers.setdefault(key, _Buffer())
         buf.batches.append(batch)
         buf.rows += batch.num_rows
-        size = batch.nbytes
+        size = _size(batch)
         buf.nbytes += size
         self._buffered_bytes += size
         if len(buf.batches) - buf.merged >= _MERGE_AT:
@@ -561,7 +568,7 @@ class Transaction:
             # one contiguous batch does not. Only the batches since the last merge are copied.
             tail = buf.batches[buf.merged :]
             merged = pa.concat_batches(tail)
-            grown = merged.nbytes - sum(b.nbytes for b in tail)
+            grown = _size(merged) - sum(_size(b) for b in tail)
             buf.batches[buf.merged :] = [merged]
             buf.merged += 1
             buf.nbytes += grown
@@ -587,7 +594,7 @@ class Transaction:
         out.rows += n
         if n < table.num_rows:
             rest = table.slice(n).combine_chunks().to_batches()
-            self._buffers[key] = _Buffer(rest, table.num_rows - n, sum(b.nbytes for b in rest))
+            self._buffers[key] = _Buffer(rest, table.num_rows - n, sum(_size(b) for b in rest))
             self._buffered_bytes += self._buffers[key].nbytes
         if out.rows >= self.options.max_file_rows:
             self._close(key)

@@ -16,9 +16,10 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from itertools import chain
 from typing import Any, Final
 
 import pyarrow as pa
@@ -231,17 +232,26 @@ class Columns:
 
     def batch(self) -> pa.RecordBatch:
         """The rows as one record batch of the table's schema."""
-        schema = TABLES[self.table]
-        arrays = []
-        for values, f in zip(self.lists, schema, strict=True):
-            try:
-                arrays.append(pa.array(values, type=f.type))
-            except (pa.ArrowInvalid, OverflowError) as exc:
-                # Only a hostile record gets here (a cube doubled past 2^31, say).
-                raise Unstorable(
-                    f"a value of {self.table}.{f.name} does not fit its column ({exc})"
-                ) from None
-        return pa.RecordBatch.from_arrays(arrays, schema=schema)
+        return _batch(self.table, self.lists)
+
+
+def _batch(table: str, lists: Iterable[Sequence[Any]]) -> pa.RecordBatch:
+    """One record batch of `table` from its columns' values, in its schema's order."""
+    arrays = []
+    for values, (name, kind) in zip(lists, _FIELDS[table], strict=True):
+        try:
+            arrays.append(pa.array(values, type=kind))
+        except (pa.ArrowInvalid, OverflowError) as exc:
+            # Only a hostile record gets here (a cube doubled past 2^31, say).
+            raise Unstorable(f"a value of {table}.{name} does not fit its column ({exc})") from None
+    return pa.RecordBatch.from_arrays(arrays, schema=TABLES[table])
+
+
+#: Each table's (column name, Arrow type), looked up once: reading them from the schema
+#: wraps a new Python object per field, per column converted.
+_FIELDS: Final[dict[str, tuple[tuple[str, pa.DataType], ...]]] = {
+    table: tuple((f.name, f.type) for f in schema) for table, schema in TABLES.items()
+}
 
 
 class LedgerRows:
@@ -375,14 +385,32 @@ class Rows:
     def batches(self) -> dict[PartKey, pa.RecordBatch]:
         """Every table and partition's rows as one batch; raises Unstorable where a value does
         not fit its column."""
+        # Each table's rows still held as lists are converted once, all partitions together,
+        # and each partition gets its slice: a conversion has a cost per column (pyarrow
+        # reads an environment variable, wraps the type, checks the arrays) that a unit of
+        # files spread over dozens of years (partitions) paid dozens of times per column.
+        keys: dict[str, list[PartKey]] = {}
+        for key in self.columns:
+            keys.setdefault(key[0], []).append(key)
         out = {}
-        for key, cols in self.columns.items():
-            parts = self.done.get(key, [])
-            if len(cols) or not parts:
-                # A table opened for a match with no rows in it (a game with no turns) gives
-                # an empty batch.
-                parts = [*parts, cols.batch()]
-            out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
+        for table, held in keys.items():
+            parts_of = [self.columns[key].lists for key in held]
+            lists: Iterable[list[Any]] = parts_of[0]
+            if len(held) > 1:
+                # One column joined at a time, each dropped once converted: the peak grows by
+                # a column's list, not by the table's.
+                lists = (list(chain.from_iterable(c)) for c in zip(*parts_of, strict=True))
+            whole = _batch(table, lists)
+            start = 0
+            for key in held:
+                rows = len(self.columns[key])
+                parts = self.done.get(key, [])
+                if rows or not parts:
+                    # A table opened for a match with no rows in it (a game with no turns)
+                    # gives an empty batch.
+                    parts = [*parts, whole.slice(start, rows)]
+                start += rows
+                out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
         return out
 
     def add_file_finding(self, f: Finding) -> None:
