@@ -245,7 +245,9 @@ def test_a_rerun_verifies_only_inputs_whose_path_or_content_is_new(
     assert (third.duplicate, third.skipped, third.matches) == (1, 2, 0)
     pooled = run_import([inputs], pool, ImportOptions(workers=2))
     assert (pooled.duplicate, pooled.skipped, pooled.matches) == (1, 2, 0)
-    assert ledger(pool) == ledger(data) and snapshot(pool) == snapshot(data)
+    # b.mat has two rows (imported, then a duplicate): ordered by path alone, theirs is open.
+    assert sorted(ledger(pool), key=repr) == sorted(ledger(data), key=repr)
+    assert snapshot(pool) == snapshot(data)
 
 
 @pytest.mark.parametrize("executor", ["local", "dask"])
