@@ -259,6 +259,12 @@ def _check_address(address: str) -> None:
         ) from None
 
 
+#: Dask keeps, for debugging, the last `low-level-log-length` batches of messages each
+#: connection sent (1,000 by default): on the client those batches hold the units' tasks, so
+#: every file of the last 1,000 units (128,000 files) stayed in its memory. A few suffice.
+_SHORT_LOGS = {"distributed.admin.low-level-log-length": 16}
+
+
 def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
     """A client on the scheduler at `scheduler`, or on a new local cluster of `workers`
     processes with one thread each."""
@@ -272,7 +278,8 @@ def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
     if scheduler:
         _check_address(scheduler)
         try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+            with dask.config.set(_SHORT_LOGS):
+                client = Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except (OSError, TimeoutError) as exc:
             why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             raise ClusterError(
@@ -288,7 +295,9 @@ def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
                 f"no Dask worker joined the scheduler at {scheduler} within {WORKER_WAIT} s"
             ) from exc
         return executor
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+    with dask.config.set(
+        {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES, **_SHORT_LOGS}
+    ):
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
@@ -297,4 +306,5 @@ def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
             dashboard_address=":0",
             silence_logs=logging.ERROR,
         )
-    return DaskExecutor(Client(cluster, set_as_default=False), cluster)
+        client = Client(cluster, set_as_default=False)
+    return DaskExecutor(client, cluster)
