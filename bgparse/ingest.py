@@ -131,6 +131,12 @@ def _finding_key(f: Finding) -> tuple[str, int, int, str]:
 #: The ledger's reason for an input refused unread and met again in the same import.
 GIVEN_TWICE = "the same input was given twice"
 
+
+def same_content(first: str, sha256: str) -> str:
+    """The ledger's reason for a copy of an earlier input of the same import."""
+    return f"same content as {first} (sha256 {sha256[:12]}…)"
+
+
 # --- the per-file work ---------------------------------------------------------------------
 
 
@@ -885,7 +891,7 @@ class _Importer:
         SHA-256, and the files settled by their content alone (already in the dataset:
         skipped; a copy of an earlier input of this import: a duplicate naming it), as the
         walk settles them where this process reads the inputs. Returns the metas, which files
-        are settled (None: not; "": skipped; else the first input of its content), and the
+        are settled (None: not; "": skipped; else the reason they are a duplicate), and the
         match ids and contents whose rows must go (a settled file's). A file no worker could
         read, met again at the same path, is a duplicate, as the walk records it."""
         if not self.defer:
@@ -903,9 +909,8 @@ class _Importer:
             out.append(meta)
             first = self.seen_content.get(sha) if sha is not None else None
             if sha is None:
-                first = None
                 if f.changed:
-                    pass
+                    pass  # tried again by the next import: a result of its own
                 elif meta.path in self.known.paths:
                     # Unreadable here as at an earlier import: skipped, as the walk skips it.
                     first = ""
@@ -918,7 +923,7 @@ class _Importer:
             elif first is None:
                 self.seen_content[sha] = meta.path
             else:
-                first = f"same content as {first} (sha256 {sha[:12]}…)"
+                first = same_content(first, sha)
             settled.append(first)
             if first is not None and sha is not None and f.status != "repeat":
                 # Only the first file of a content in its unit has rows (the others are
@@ -1228,8 +1233,7 @@ def _pump(
                 importer.progress(item.consumed)
                 continue
             elif not defer and (first := seen_content.get(item.sha256)) is not None:
-                why = f"same content as {first} (sha256 {item.sha256[:12]}…)"
-                importer.record(meta, "duplicate", why)
+                importer.record(meta, "duplicate", same_content(first, item.sha256))
                 importer.progress(item.consumed)
                 continue
             else:
