@@ -264,6 +264,19 @@ def _check_address(address: str) -> None:
 #: every file of the last 1,000 units (128,000 files) stayed in its memory. A few suffice.
 _SHORT_LOGS = {"distributed.admin.low-level-log-length": 16}
 
+#: A local cluster's own settings. An import's tasks are few, long and even (a unit of files
+#: each), so two of Dask's periodic services cost CPU and give nothing: the statistical
+#: profiler, which samples every worker's task thread 100 times a second, and work stealing,
+#: which rebalances queued tasks between workers. On two cores they took about a tenth of the
+#: CPU of an import of 1,000 matches (docs/SCALE.md). A cluster started elsewhere keeps its
+#: own configuration; docs/SCALE.md suggests the same there.
+_LOCAL_CLUSTER = {
+    "distributed.scheduler.allowed-failures": ALLOWED_FAILURES,
+    "distributed.scheduler.work-stealing": False,
+    "distributed.worker.profile.enabled": False,
+    **_SHORT_LOGS,
+}
+
 
 def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
     """A client on the scheduler at `scheduler`, or on a new local cluster of `workers`
@@ -295,9 +308,7 @@ def open_dask(scheduler: str | None, workers: int) -> DaskExecutor:
                 f"no Dask worker joined the scheduler at {scheduler} within {WORKER_WAIT} s"
             ) from exc
         return executor
-    with dask.config.set(
-        {"distributed.scheduler.allowed-failures": ALLOWED_FAILURES, **_SHORT_LOGS}
-    ):
+    with dask.config.set(_LOCAL_CLUSTER):
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,

@@ -371,8 +371,8 @@ def write_unit(
     unit: int,
 ) -> UnitParts:
     """The work sent to one worker where workers write their own rows: the same per-unit work
-    as `process_unit`, its rows written as Parquet parts into the import's staging folder
-    (`bgparse.store.parts`); `unit` numbers the parts' names."""
+    as `process_unit`, its rows written as parts (Arrow IPC files) into the import's staging
+    folder (`bgparse.store.parts`); `unit` numbers the parts' names."""
     if not tasks:
         return UnitParts([], ())
     with _unit_garbage():
@@ -448,7 +448,7 @@ class ImportOptions:
     limits: Limits = field(default_factory=Limits)
     executor: Literal["local", "dask"] = "local"
     scheduler: str | None = None  # Dask scheduler address; None starts a local cluster
-    #: Workers write their units' Parquet parts themselves and send back only their names
+    #: Workers write their units' parts themselves and send back only their names
     #: (`write_unit`), or send their rows to this process, which writes them (`process_unit`).
     #: None: workers write with Dask, this process with the local pool (see bench/README.md).
     worker_parts: bool | None = None
@@ -837,14 +837,12 @@ class _Importer:
             self.settle(meta, f, first, known)
 
     def merge_parts(self, executor: Executor, target: PartTarget) -> None:
-        """Once every unit is in: each partition's parts merged into few files by the workers
-        (`bgparse.store.parts.merge_parts`), which the commit takes instead of the parts."""
+        """Once every unit is in: each partition's parts written as its Parquet files by the
+        workers (`bgparse.store.parts.merge_parts`), which the commit takes instead of the
+        parts (Arrow IPC files: a partition of one part is written out too)."""
         futures: list[Future[tuple[Part, ...]]] = []
         for seq, ((table, source, year), rels) in enumerate(self.parts.items()):
-            if len(rels) == 1:
-                self.tx.adopt(rels[0])
-            else:
-                futures.append(executor.submit(merge_parts, target, table, source, year, rels, seq))
+            futures.append(executor.submit(merge_parts, target, table, source, year, rels, seq))
         for fut in futures:
             for part in fut.result():
                 self.tx.adopt(part.rel)

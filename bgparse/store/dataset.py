@@ -542,8 +542,9 @@ class Transaction:
         `durable`: its writer fsync'ed it (on a network filesystem, the writer's fsync is the
         one that counts, and a second one per file would cost the commit a round trip)."""
         table = rel.split("/", 1)[0]
-        if table not in TABLES or not (self.staging / rel).is_file():
-            raise ValueError(f"{rel!r} is not a staged file of a table")
+        staged = rel.endswith(".parquet") and (self.staging / rel).is_file()
+        if table not in TABLES or not staged:
+            raise ValueError(f"{rel!r} is not a staged Parquet file of a table")
         self._staged.append(rel)
         if durable:
             self._durable.add(rel)

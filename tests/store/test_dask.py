@@ -21,7 +21,13 @@ import pytest
 from bgparse.ingest import ImportOptions, ImportProgress, ImportSummary, run_import
 from bgparse.query import connect, run
 from bgparse.store.dataset import Dataset
-from bgparse.store.parts import PartTarget, SharedStorageError, check_staging, open_staging
+from bgparse.store.parts import (
+    PART_SUFFIX,
+    PartTarget,
+    SharedStorageError,
+    check_staging,
+    open_staging,
+)
 
 from ..conftest import CORPUS
 from .conftest import group_alive, group_ends, snapshot
@@ -63,7 +69,7 @@ def assert_clean(root: Path) -> None:
         if not p.relative_to(root).as_posix().startswith("_staging/")
     }
     assert on_disk == listed
-    assert not list((root / "_staging").rglob("*.parquet"))
+    assert not [p for p in (root / "_staging").rglob("*") if p.is_file()]
 
 
 def same_ledger(a: ImportSummary, b: ImportSummary) -> None:
@@ -343,7 +349,7 @@ def test_ctrl_c_stops_the_cluster_and_exits_130(tmp_path: Path) -> None:
     try:
         # Interrupt once the workers have written parts: the import is under way.
         deadline = time.monotonic() + 90
-        while not list(data.glob("_staging/*/*/*/*/*.parquet")) and proc.poll() is None:
+        while not list(data.glob(f"_staging/*/*/*/*/*{PART_SUFFIX}")) and proc.poll() is None:
             assert time.monotonic() < deadline, "the import never started"
             time.sleep(0.1)
         proc.send_signal(signal.SIGINT)

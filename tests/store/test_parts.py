@@ -16,6 +16,7 @@ from bgparse.ingest import FileTask, ImportContext, unit_batches
 from bgparse.query import connect, run
 from bgparse.store.dataset import Dataset, WriteOptions
 from bgparse.store.parts import (
+    PART_SUFFIX,
     SharedStorageError,
     check_staging,
     merge_parts,
@@ -46,19 +47,28 @@ def test_adopted_parts_are_committed_and_the_rest_removed(tmp_path: Path) -> Non
     with ds.lock():
         tx = ds.begin("imp-1", "9.9")
         target = open_staging(ds.root, "imp-1", "9.9")
-        kept = write_parts(target, 0, batches())
-        dropped = write_parts(target, 1, batches())  # a rerun task's, say: never adopted
-        assert {p.table for p in kept} == {"matches", "games", "turns", "cube_actions", "findings"}
-        assert all(p.rel.endswith(".parquet") and "-u000000-" in p.rel for p in kept)
+        written = write_parts(target, 0, batches())
+        dropped = write_parts(target, 1, batches())  # a rerun task's, say: never merged
+        tables = {p.table for p in written}
+        assert tables == {"matches", "games", "turns", "cube_actions", "findings"}
+        assert all(p.rel.endswith(PART_SUFFIX) and "-u000000-" in p.rel for p in written)
+        with pytest.raises(ValueError, match="not a staged Parquet file"):
+            tx.adopt(written[0].rel)  # a unit's part is never committed as it is
+        kept = [
+            m
+            for seq, p in enumerate(written)
+            for m in merge_parts(target, p.table, p.source, p.year, [p.rel], seq)
+        ]
+        assert [m.rows for m in kept] == [p.rows for p in written]
         for part in kept:
             tx.adopt(part.rel)
-        with pytest.raises(ValueError, match="not a staged file"):
+        with pytest.raises(ValueError, match="not a staged Parquet file"):
             tx.adopt("turns/part-nothing.parquet")
         tx.commit()
     listed = [rel for files in ds.manifest().files.values() for rel in files]
     assert sorted(listed) == sorted(p.rel for p in kept)
     assert not (ds.root / "_staging" / "imp-1").exists()
-    assert not any((ds.root / p.rel).exists() for p in dropped if p.rel not in listed)
+    assert not any((ds.root / p.rel).exists() for p in [*written, *dropped])
     turns = next(p for p in kept if p.table == "turns")
     meta = pq.read_schema(ds.root / turns.rel).metadata
     assert meta[b"bgparse_table"] == b"turns" and meta[b"bgparse_version"] == b"9.9"
@@ -86,7 +96,7 @@ def test_a_worker_without_the_clients_folder_writes_nothing(tmp_path: Path) -> N
     target.marker.unlink()  # as a machine that does not mount the dataset folder sees it
     with pytest.raises(SharedStorageError, match="same path"):
         write_parts(target, 0, batches())
-    assert not list(target.staging.rglob("*.parquet"))
+    assert not list(target.staging.rglob(f"*{PART_SUFFIX}"))
 
 
 def test_an_import_without_dask_never_imports_it(tmp_path: Path) -> None:
