@@ -52,7 +52,6 @@ from bgparse.store.parts import (
     merge_parts,
     open_staging,
     read_part,
-    remove_part,
     write_parts,
 )
 from bgparse.store.rows import (
@@ -742,7 +741,7 @@ class _Importer:
         # (errors, -input number, outcome): a min-heap of the worst inputs so far.
         self.worst: list[tuple[int, int, InputOutcome]] = []
         #: Workers' parts accepted so far, by table and partition, in input order.
-        self.parts: dict[PartKey, list[str]] = {}
+        self.parts: dict[PartKey, list[tuple[str, int]]] = {}
         self.recorded = 0
 
     def progress(self, consumed: int) -> None:
@@ -813,10 +812,10 @@ class _Importer:
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
     def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
-        """A unit whose worker wrote its rows as parts: adopted into the commit as they are,
-        unless the unit holds a match already stored (by an earlier unit or import; rare): then
-        its parts are read back, those matches' rows dropped, the rest written here, and the
-        parts removed."""
+        """A unit whose worker wrote its rows as parts: kept for the merge as they are, unless
+        the unit holds a match already stored (by an earlier unit or import; rare): then its
+        parts are read back, those matches' rows dropped, the rest written here, and the parts
+        left out of the merge (they go with the staging folder)."""
         known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
         metas, settled, dropped = self.contents(metas, res.files)
         drop_uids = known | dropped[0]
@@ -825,14 +824,16 @@ class _Importer:
             shas = pa.array(list(dropped[1]), type=pa.string())
         for part in res.parts:
             if not drop_uids and not dropped[1]:
-                self.parts.setdefault((part.table, part.source, part.year), []).append(part.rel)
+                key = (part.table, part.source, part.year)
+                self.parts.setdefault(key, []).append((part.rel, part.index))
                 continue
             for batch in read_part(target, part).to_batches():
                 keep = pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
                 if dropped[1] and "file_sha256" in batch.schema.names:
                     keep = pc.and_(keep, _not_from(batch, shas))
                 self.tx.add(part.table, batch.filter(keep), part.source, part.year)
-            remove_part(target, part)
+            # The part's file stays (it holds the unit's other partitions too): it is never
+            # merged, and goes with the staging folder.
         for meta, f, first in zip(metas, res.files, settled, strict=True):
             self.settle(meta, f, first, known)
 
@@ -841,8 +842,8 @@ class _Importer:
         workers (`bgparse.store.parts.merge_parts`), which the commit takes instead of the
         parts (Arrow IPC files: a partition of one part is written out too)."""
         futures: list[Future[tuple[Part, ...]]] = []
-        for seq, ((table, source, year), rels) in enumerate(self.parts.items()):
-            futures.append(executor.submit(merge_parts, target, table, source, year, rels, seq))
+        for seq, ((table, source, year), parts) in enumerate(self.parts.items()):
+            futures.append(executor.submit(merge_parts, target, table, source, year, parts, seq))
         for fut in futures:
             for part in fut.result():
                 self.tx.adopt(part.rel)

@@ -11,9 +11,10 @@ unit was a duplicate, its task was rerun elsewhere, the import was aborted or ki
 deleted with the staging folder.
 
 Parts are Arrow IPC files (LZ4-compressed), not Parquet: they are written once and read once,
-by the merge, and Parquet's encoding is paid there, once per partition. Written as Parquet, a
-unit of 128 GNU matches (96 parts) took 230 ms to write and 245 ms to read back; as IPC with
-LZ4, 87 and 47 ms, at 1.6 times the bytes (see docs/SCALE.md).
+by the merge, and Parquet's encoding is paid there, once per partition. A unit writes one
+file per table, a record batch per partition in it. Written as Parquet, a file per
+partition, a unit of 128 GNU matches (96 parts) took 230 ms to write and 245 ms to read back;
+as IPC with LZ4, 87 and 47 ms, at 1.6 times the bytes (see docs/SCALE.md).
 
 The dataset folder must be visible to every worker at the same path (a shared filesystem).
 The client puts a marker holding a random token into the staging folder (`open_staging`);
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,7 +48,6 @@ __all__ = [
     "merge_parts",
     "open_staging",
     "read_part",
-    "remove_part",
     "write_parts",
 ]
 
@@ -82,14 +83,17 @@ class PartTarget:
 
 @dataclass(frozen=True, slots=True)
 class Part:
-    """One written part: its table and partition, its path relative to the staging folder
-    (and to the root once committed), and its number of rows."""
+    """One partition's rows of a unit: its table and partition, the path of the file holding
+    them relative to the staging folder (and to the root, for a merged file once committed),
+    their number of rows, and for a unit's part the record batch of its file that holds them
+    (a unit writes a file per table, a batch per partition)."""
 
     table: str
     source: str | None
     year: int | None
     rel: str
     rows: int
+    index: int = 0
 
 
 def open_staging(root: str | os.PathLike[str], import_id: str, version: str) -> PartTarget:
@@ -130,27 +134,32 @@ def write_parts(
     unit: int,
     batches: dict[tuple[str, str | None, int | None], pa.RecordBatch],
 ) -> tuple[Part, ...]:
-    """Write one unit's rows, one Arrow IPC file per table and partition, and make them
-    durable. Names carry a fresh random suffix: a task rerun after its worker died never meets
-    the half-written file of the earlier attempt, which no merge will read."""
+    """Write one unit's rows, one Arrow IPC file per table holding a record batch per
+    partition, and make them durable. A unit touches about a hundred partitions (five tables,
+    a partition per source and year), so a file per partition meant a hundred files to create,
+    fsync and open again in the merge. Names carry a fresh random suffix: a task rerun after
+    its worker died never meets the half-written file of the earlier attempt, which no merge
+    will read."""
     check_staging(target)
     attempt = secrets.token_hex(4)
-    out = []
+    by_table: dict[str, list[tuple[str | None, int | None, pa.RecordBatch]]] = {}
     for (table, source, year), batch in batches.items():
-        if batch.num_rows == 0:
-            continue
-        where = partition_dir(table, source, year) if source is not None else table
-        rel = f"{where}/part-{target.import_id}-u{unit:06d}-{attempt}{PART_SUFFIX}"
+        if batch.num_rows:
+            by_table.setdefault(table, []).append((source, year, batch))
+    out = []
+    for table, held in by_table.items():
+        rel = f"{table}/part-{target.import_id}-u{unit:06d}-{attempt}{PART_SUFFIX}"
         path = target.staging / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         with (
             pa.OSFile(str(path), "wb") as sink,
-            pa.ipc.new_file(sink, batch.schema, options=_PART_OPTIONS) as writer,
+            pa.ipc.new_file(sink, TABLES[table], options=_PART_OPTIONS) as writer,
         ):
-            writer.write_batch(batch)
+            for index, (source, year, batch) in enumerate(held):
+                writer.write_batch(batch)
+                out.append(Part(table, source, year, rel, batch.num_rows, index))
         # Durable before the client is told: the merge and the commit may follow at once.
         _fsync(path)
-        out.append(Part(table, source, year, rel, batch.num_rows))
     return tuple(out)
 
 
@@ -159,16 +168,16 @@ def merge_parts(
     table: str,
     source: str | None,
     year: int | None,
-    rels: list[str],
+    parts: Sequence[tuple[str, int]],
     seq: int,
     options: WriteOptions | None = None,
 ) -> tuple[Part, ...]:
-    """One partition's parts (of many units) written as the dataset's Parquet files, in their
-    order: a new file every `max_file_rows` rows, row groups of `row_group_rows`. Run by a
-    worker once every unit is in, so that an import leaves a file per partition, as the
-    process pool's does, not one per unit and partition (thousands of small files that every
-    query would open). The parts read stay (a rerun of this task needs them); the commit
-    removes them with the staging folder."""
+    """One partition's parts (of many units; each a file and the index of its record batch)
+    written as the dataset's Parquet files, in their order: a new file every `max_file_rows`
+    rows, row groups of `row_group_rows`. Run by a worker once every unit is in, so that an
+    import leaves a file per partition, as the process pool's does, not one per unit and
+    partition (thousands of small files that every query would open). The parts read stay (a
+    rerun of this task needs them); the commit removes them with the staging folder."""
     opts = options or WriteOptions()
     check_staging(target)
     where = partition_dir(table, source, year) if source is not None else table
@@ -196,6 +205,7 @@ def merge_parts(
             return
         if writer is None:
             rel = f"{where}/part-{target.import_id}-m{seq:05d}-{attempt}-{len(out):04d}.parquet"
+            (target.staging / where).mkdir(parents=True, exist_ok=True)
             writer = pq.ParquetWriter(
                 target.staging / rel,
                 schema,
@@ -210,8 +220,8 @@ def merge_parts(
         if rows >= opts.max_file_rows:
             finish()
 
-    for part_rel in rels:
-        part = _read_ipc(target.staging / part_rel)
+    for part_rel, index in parts:
+        part = pa.Table.from_batches([_read_batch(target.staging / part_rel, index)])
         pending.append(part)
         pending_rows += part.num_rows
         if pending_rows >= opts.row_group_rows:
@@ -229,17 +239,16 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def _read_ipc(path: Path) -> pa.Table:
+def _read_batch(path: Path, index: int) -> pa.RecordBatch:
     with pa.OSFile(str(path), "rb") as source:
-        return pa.ipc.open_file(source).read_all()
+        return pa.ipc.open_file(source).get_batch(index)
 
 
 def read_part(target: PartTarget, part: Part) -> pa.Table:
     """A unit's part's rows, or a merged file's, with the table's schema."""
     path = target.staging / part.rel
-    data = pq.read_table(path) if part.rel.endswith(".parquet") else _read_ipc(path)
+    if part.rel.endswith(".parquet"):
+        data = pq.read_table(path)
+    else:
+        data = pa.Table.from_batches([_read_batch(path, part.index)])
     return data.replace_schema_metadata(None).cast(TABLES[part.table])
-
-
-def remove_part(target: PartTarget, part: Part) -> None:
-    (target.staging / part.rel).unlink(missing_ok=True)

@@ -22,7 +22,6 @@ from bgparse.store.parts import (
     merge_parts,
     open_staging,
     read_part,
-    remove_part,
     write_parts,
 )
 
@@ -57,7 +56,7 @@ def test_adopted_parts_are_committed_and_the_rest_removed(tmp_path: Path) -> Non
         kept = [
             m
             for seq, p in enumerate(written)
-            for m in merge_parts(target, p.table, p.source, p.year, [p.rel], seq)
+            for m in merge_parts(target, p.table, p.source, p.year, [(p.rel, p.index)], seq)
         ]
         assert [m.rows for m in kept] == [p.rows for p in written]
         for part in kept:
@@ -76,18 +75,21 @@ def test_adopted_parts_are_committed_and_the_rest_removed(tmp_path: Path) -> Non
     assert got == [{"n": sum(p.rows for p in kept if p.table == "turns")}]
 
 
-def test_read_and_remove_a_part(tmp_path: Path) -> None:
+def test_a_unit_writes_a_file_per_table_and_each_partition_reads_back(tmp_path: Path) -> None:
     ds = Dataset(tmp_path / "data")
     with ds.lock():
         target = open_staging(ds.root, "imp-1", "9.9")
         made = batches()
         parts = write_parts(target, 3, made)
-        matches = next(p for p in parts if p.table == "matches")
-        table = read_part(target, matches)
-        key = next(k for k in made if k[0] == "matches" and k[1] == matches.source)
-        assert table.to_pylist() == made[key].to_pylist()
-        remove_part(target, matches)
-        assert not (target.staging / matches.rel).exists()
+        files = {p.rel for p in parts}
+        assert len(files) == len({p.table for p in parts}) == 5
+        assert {(p.table, p.source, p.year) for p in parts} == {k for k, b in made.items() if b}
+        # Several partitions share a table's file, each its own record batch.
+        assert any(p.index > 0 for p in parts)
+        for part in parts:
+            expected = made[(part.table, part.source, part.year)]
+            assert read_part(target, part).to_pylist() == expected.to_pylist()
+            assert part.rows == expected.num_rows
 
 
 def test_a_worker_without_the_clients_folder_writes_nothing(tmp_path: Path) -> None:
@@ -127,7 +129,7 @@ def test_merged_parts_keep_every_row_in_order_in_files_of_bounded_size(tmp_path:
         units = [write_parts(target, u, batches()) for u in range(5)]
         turns = [next(p for p in parts if p.table == "turns") for parts in units]
         small = WriteOptions(row_group_rows=7, max_file_rows=20)
-        rels = [p.rel for p in turns]
+        rels = [(p.rel, p.index) for p in turns]
         merged = merge_parts(target, "turns", turns[0].source, turns[0].year, rels, 0, small)
         expected = [r for p in turns for r in read_part(target, p).to_pylist()]
         got = [r for p in merged for r in read_part(target, p).to_pylist()]
@@ -137,4 +139,4 @@ def test_merged_parts_keep_every_row_in_order_in_files_of_bounded_size(tmp_path:
             meta = pq.ParquetFile(target.staging / part.rel).metadata
             assert meta.num_rows < 20 + 7 * 2
             assert all(meta.row_group(i).num_rows <= 14 for i in range(meta.num_row_groups))
-        assert all((target.staging / rel).exists() for rel in rels)  # a rerun needs them
+        assert all((target.staging / rel).exists() for rel, _ in rels)  # a rerun needs them
