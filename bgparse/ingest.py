@@ -768,15 +768,21 @@ class _Importer:
         """One ledger row: `counts` are (matches, duplicate matches, games, turns, doubles),
         `findings` (findings, errors)."""
         s = self.summary
-        outcome = InputOutcome(
-            meta.path, meta.kind, status, counts[0], counts[1], findings[1], warnings, reason
-        )
-        if self.on_input is not None:
-            self.on_input(outcome)
-        if status == "imported" and outcome.errors:
+        errors = findings[1]
+        # Built only where it is wanted (the report, the worst files): on a cluster this runs
+        # once per file in the one client.
+        outcome = None
+        if self.on_input is not None or (status == "imported" and errors):
+            outcome = InputOutcome(
+                meta.path, meta.kind, status, counts[0], counts[1], errors, warnings, reason
+            )
+            if self.on_input is not None:
+                self.on_input(outcome)
+        if status == "imported" and errors:
+            assert outcome is not None
             s.files_with_errors += 1
             self.recorded += 1
-            heapq.heappush(self.worst, (outcome.errors, -self.recorded, outcome))
+            heapq.heappush(self.worst, (errors, -self.recorded, outcome))
             if len(self.worst) > _WORST_FILES:
                 heapq.heappop(self.worst)
         if status == "imported":
@@ -954,19 +960,31 @@ class _Importer:
                 warnings=warnings,
             )
             return
-        fresh = [m for m in res.matches if not m.repeat and m.uid not in known]
-        self.uids.update(m.uid for m in fresh)
-        dupes = len(res.matches) - len(fresh)
-        games = sum(m.games for m in fresh)
-        turns = sum(m.turns for m in fresh)
-        cubes = sum(m.cube_actions for m in fresh)
-        # Every match's findings, a duplicate's too: they are this input's own. The counts of
-        # matches with errors or warnings are of the matches stored.
-        findings = sum(m.findings for m in res.matches)
-        with_errors = sum(1 for m in fresh if m.errors)
+        # One pass over the matches (on a cluster this runs once per file in the one client).
+        # Every match's findings count, a duplicate's too: they are this input's own. The
+        # counts of matches with errors or warnings are of the matches stored.
+        uids = self.uids
+        fresh = dupes = games = turns = cubes = with_errors = with_warnings = 0
+        findings = errors = warnings = 0
+        for m in res.matches:
+            findings += m.findings
+            errors += m.errors
+            warnings += m.warnings
+            if m.repeat or m.uid in known:
+                dupes += 1
+                continue
+            uids.add(m.uid)
+            fresh += 1
+            games += m.games
+            turns += m.turns
+            cubes += m.cube_actions
+            if m.errors:
+                with_errors += 1
+            elif m.warnings:
+                with_warnings += 1
         s.matches_with_errors += with_errors
-        s.matches_with_warnings += sum(1 for m in fresh if m.warnings and not m.errors)
-        s.matches += len(fresh)
+        s.matches_with_warnings += with_warnings
+        s.matches += fresh
         s.duplicate_matches += dupes
         s.games += games
         s.turns += turns
@@ -977,9 +995,9 @@ class _Importer:
             meta,
             "imported" if fresh else "duplicate",
             reason,
-            (len(fresh), dupes, games, turns, cubes),
-            (findings, sum(m.errors for m in res.matches)),
-            sum(m.warnings for m in res.matches),
+            (fresh, dupes, games, turns, cubes),
+            (findings, errors),
+            warnings,
         )
 
 
