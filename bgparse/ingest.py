@@ -456,16 +456,20 @@ class ImportOptions:
     chunk_bytes: int | None = None
 
     def unit_limits(self) -> tuple[int, int]:
-        """(files, bytes) of a unit. Where workers write their own parts, every unit adds a
-        file per table and partition it touches (merged again at the end), so units are
-        larger; but not so large that a few units are all the work: the last units then run
-        on some workers while the others wait (4 MiB units, 3 of them for 1,500 files on 2
-        workers, took twice the time of 1 MiB units; docs/SCALE.md). Rows sent to this
-        process are merged by it whatever the unit's size, and small units keep the pool's
-        memory low."""
-        parts = self.executor == "dask" if self.worker_parts is None else self.worker_parts
-        files, size = (128, 1024 * 1024) if parts else (64, 1024 * 1024)
+        """(files, bytes) of a unit at most. Where workers write their own parts (a cluster),
+        units are large: the client's cost is mostly per unit (Dask's task, its result, its
+        parts: about 11 ms of its CPU), and with units of 512 files one client feeds about
+        170 workers where units of 128 fed under 100 (docs/SCALE.md). The last units of an
+        import are made smaller (`_guided`), so that no worker is left with a large unit
+        while the others wait. Rows sent to this process are merged by it whatever the
+        unit's size, and small units keep the pool's memory low."""
+        files, size = (512, 4 * 1024 * 1024) if self.parts else (64, 1024 * 1024)
         return self.chunk_files or files, self.chunk_bytes or size
+
+    @property
+    def parts(self) -> bool:
+        """Whether workers write their units' parts themselves."""
+        return self.executor == "dask" if self.worker_parts is None else self.worker_parts
 
 
 @dataclass(frozen=True, slots=True)
@@ -1167,6 +1171,49 @@ def _cluster_setup(
     return executor.threads()
 
 
+#: The smallest unit the last ones of an import are cut to (`_guided`).
+_MIN_GUIDED = 16
+#: Inputs the walk may run ahead of the units (their names and sizes; an archive member's
+#: bytes too, bounded by `_LOOKAHEAD_BYTES`).
+_LOOKAHEAD_ITEMS = 65_536
+_LOOKAHEAD_BYTES = 64 * 1024 * 1024
+
+
+def _guided(items: Iterable[Any], ahead: int) -> Iterator[tuple[Any, int | None]]:
+    """`items`, each with how many files (plain or archive members) come after it once the
+    walk has ended, None before: the walk is read up to `ahead` items (and
+    `_LOOKAHEAD_BYTES` of members' bytes) ahead, so that the end is seen that far before it
+    comes. `ahead` 0: no look-ahead, always None."""
+    if not ahead:
+        for item in items:
+            yield item, None
+        return
+    it = iter(items)
+    buf: deque[Any] = deque()
+    files = held = 0
+    ended = False
+    while True:
+        while not ended and len(buf) < ahead and held < _LOOKAHEAD_BYTES:
+            nxt = next(it, _END)
+            if nxt is _END:
+                ended = True
+                break
+            buf.append(nxt)
+            if isinstance(nxt, InputRef | InputFile):
+                files += 1
+                held += len(nxt.data) if isinstance(nxt, InputFile) else 0
+        if not buf:
+            return
+        item = buf.popleft()
+        if isinstance(item, InputRef | InputFile):
+            files -= 1
+            held -= len(item.data) if isinstance(item, InputFile) else 0
+        yield item, files if ended else None
+
+
+_END = object()
+
+
 def _pump(
     paths: list[str],
     root: str | os.PathLike[str],
@@ -1227,11 +1274,22 @@ def _pump(
             chunk, metas, chunk_bytes, chunk_consumed = [], [], 0, 0
             drain(max_inflight)
 
+    walked: set[str] = set()
+
     def skip_archive(sha: str) -> bool:
-        return sha in known.archives or sha in seen_content
+        # Decided as the walk meets each archive (it may run ahead of the units): a second
+        # copy is skipped even where the first is not yet recorded.
+        if sha in known.archives or sha in seen_content or sha in walked:
+            return True
+        walked.add(sha)
+        return False
 
     items = iter_inputs(paths, opts.limits, skip_archive=skip_archive, exclude=[root], defer=defer)
-    for item in items:
+    # Where workers write their parts, units are large, and the walk looks ahead so that the
+    # last of them can be made small (`_guided`); elsewhere units have one size.
+    guided = target is not None and max_files > _MIN_GUIDED
+    ahead = max(1, min(_LOOKAHEAD_ITEMS, 4 * workers * max_files)) if guided else 0
+    for item, left in _guided(items, ahead):
         summary.inputs += 1
         meta = _Meta.of(item)
         if isinstance(item, InputRef | InputFile):
@@ -1261,7 +1319,13 @@ def _pump(
             metas.append(meta)
             chunk_bytes += task.size if task.data is None else len(task.data)
             chunk_consumed += item.consumed
-            if len(chunk) >= max_files or chunk_bytes >= max_bytes:
+            limit = max_files
+            if left is not None:
+                # The walk has ended: what is left is shared out in units of a share of it,
+                # smaller and smaller, so that the workers finish together.
+                share = -(-(left + len(chunk)) // (2 * workers))
+                limit = max(_MIN_GUIDED, min(max_files, share))
+            if len(chunk) >= limit or chunk_bytes >= max_bytes:
                 submit()
             continue  # progress is credited when the chunk's results come back
         elif isinstance(item, Rejected):

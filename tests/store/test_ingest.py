@@ -561,3 +561,42 @@ def test_a_dying_worker_aborts_the_import_and_commits_nothing(sample_inputs: Pat
         )
     assert snapshot(data) == before
     assert not list((data / "_staging").glob("*"))
+
+
+class _RecordingPool(ThreadPoolExecutor):
+    """A thread pool that notes the number of files of each unit it is given."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers)
+        self.units: list[int] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        if fn.__name__ == "write_unit":
+            self.units.append(len(args[0]))
+        return super().submit(fn, *args, **kwargs)
+
+
+def test_workers_writing_parts_get_large_units_then_smaller_ones_at_the_end(
+    tmp_path: Path,
+) -> None:
+    """Where workers write their parts (a cluster), units are large (the client's cost is
+    per unit) and the last ones shrink as the walk's end comes in sight, so that no worker
+    is left with a large unit while the others wait; the dataset is the pool's."""
+    spec = hand_matches()["m1.json"]
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    n = 300
+    for i in range(n):
+        players = (f"Alice{i:03d}", "Bob")  # a match of its own per file
+        (inputs / f"m{i:03d}.json").write_bytes(encode({**spec, "players": players}))
+    with _RecordingPool(2) as pool:
+        opts = ImportOptions(workers=2, worker_parts=True, chunk_files=64)
+        s = run_import([inputs], tmp_path / "parts", opts, verify=fake_verify, executor=pool)
+    assert s.matches == n
+    units = pool.units
+    assert sum(units) == n
+    assert units[0] == 64 and units == sorted(units, reverse=True), units
+    # Each of the last units is about a quarter of what was left (2 workers), down to 16.
+    assert units[-1] <= 16 and len(units) >= 8, units
+    run_import([inputs], tmp_path / "pool", ImportOptions(workers=2), verify=fake_verify)
+    assert snapshot(tmp_path / "parts") == snapshot(tmp_path / "pool")
