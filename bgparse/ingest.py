@@ -746,6 +746,7 @@ class _Importer:
         self.worst: list[tuple[int, int, InputOutcome]] = []
         #: Workers' parts accepted so far, by table and partition, in input order.
         self.parts: dict[PartKey, list[tuple[str, int]]] = {}
+        self.part_rows: dict[PartKey, int] = {}
         self.recorded = 0
 
     def progress(self, consumed: int) -> None:
@@ -836,6 +837,7 @@ class _Importer:
             if not drop_uids and not dropped[1]:
                 key = (part.table, part.source, part.year)
                 self.parts.setdefault(key, []).append((part.rel, part.index))
+                self.part_rows[key] = self.part_rows.get(key, 0) + part.rows
                 continue
             for batch in read_part(target, part).to_batches():
                 keep = pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
@@ -851,13 +853,21 @@ class _Importer:
         """Once every unit is in: each partition's parts written as its Parquet files by the
         workers (`bgparse.store.parts.merge_parts`), which the commit takes instead of the
         parts (Arrow IPC files: a partition of one part is written out too)."""
-        futures: list[Future[tuple[Part, ...]]] = []
-        for seq, ((table, source, year), parts) in enumerate(self.parts.items()):
-            futures.append(executor.submit(merge_parts, target, table, source, year, parts, seq))
-        for fut in futures:
-            for part in fut.result():
+        # The largest partitions first (a turns partition takes many times a findings one),
+        # so that the phase does not end on one worker with a large one while the others
+        # wait; the files are committed in the partitions' own order whatever the schedule.
+        keys = list(self.parts)
+        largest = sorted(range(len(keys)), key=lambda i: -self.part_rows[keys[i]])
+        futures: dict[int, Future[tuple[Part, ...]]] = {}
+        for seq in largest:
+            table, source, year = keys[seq]
+            parts = self.parts[keys[seq]]
+            futures[seq] = executor.submit(merge_parts, target, table, source, year, parts, seq)
+        for seq in range(len(keys)):
+            for part in futures[seq].result():
                 self.tx.adopt(part.rel)
         self.parts = {}
+        self.part_rows = {}
 
     def unit(self, metas: list[_Meta], res: UnitResult) -> None:
         """A unit's results, in input order. Its matches already stored (by an earlier unit or
