@@ -1096,10 +1096,7 @@ def run_import(
                     known,
                     defer=_on_cluster(executor),
                 )
-                worker_parts = opts.worker_parts
-                if worker_parts is None:
-                    worker_parts = opts.executor == "dask"
-                if worker_parts:
+                if opts.parts:
                     target = open_staging(root, ctx.import_id, version)
                 workers = _cluster_setup(executor, target, on_notice, tops) or workers
                 _pump(tops, root, opts, known, importer, executor, verify, max(workers, 1), target)
