@@ -66,6 +66,7 @@ from bgparse.store.rows import (
     match_uid,
 )
 from bgparse.store.schema import TABLES
+from bgparse.store.seen import SEEN_LIMIT, Seen
 from bgparse.verified import VerifiedMatch
 
 __all__ = [
@@ -454,6 +455,9 @@ class ImportOptions:
     #: A unit's most files and bytes; None: the executor's default (`unit_limits`).
     chunk_files: int | None = None
     chunk_bytes: int | None = None
+    #: Keys the duplicate checks hold in memory (match ids; content hashes with their first
+    #: path) before the older ones move to a file in the import's staging folder (`Seen`).
+    seen_limit: int = SEEN_LIMIT
 
     def unit_limits(self) -> tuple[int, int]:
         """(files, bytes) of a unit at most. Where workers write their own parts (a cluster),
@@ -717,7 +721,7 @@ class _Importer:
         self,
         tx: Transaction,
         ctx: ImportContext,
-        known_uids: set[bytes],
+        known_uids: Seen[bytes],
         summary: ImportSummary,
         on_progress: Callable[[ImportProgress], None] | None,
         on_input: Callable[[InputOutcome], None] | None = None,
@@ -732,11 +736,12 @@ class _Importer:
         #: Inputs and archives of this import, by SHA-256: the first input of each content,
         #: which a later copy's ledger row names (the first may have been quarantined: its
         #: copy is as damaged, and the archivist must be able to find why).
-        self.seen_content: dict[str, str] = {}
+        self.seen_content: Seen[str] = Seen(known_uids.limit)
         #: Inputs of this import refused without their content being read, by path (by
         #: content where the walk read it): a second mention is a duplicate, not a refusal.
         self.refused: set[str] = set()
         self.ctx = ctx
+        #: Every match stored: by an earlier import, then by this one as its units come in.
         self.uids = known_uids
         self.summary = summary
         self.on_progress = on_progress
@@ -822,12 +827,17 @@ class _Importer:
         self.flush_ledger()
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
+    def close(self) -> None:
+        """Forget the duplicate checks' state (and remove its files)."""
+        self.seen_content.close()
+        self.uids.close()
+
     def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
         """A unit whose worker wrote its rows as parts: kept for the merge as they are, unless
         the unit holds a match already stored (by an earlier unit or import; rare): then its
         parts are read back, those matches' rows dropped, the rest written here, and the parts
         left out of the merge (they go with the staging folder)."""
-        known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
+        known = self.uids.known(m.uid for f in res.files for m in f.matches if not m.repeat)
         metas, settled, dropped = self.contents(metas, res.files)
         drop_uids = known | dropped[0]
         if drop_uids or dropped[1]:
@@ -872,7 +882,7 @@ class _Importer:
     def unit(self, metas: list[_Meta], res: UnitResult) -> None:
         """A unit's results, in input order. Its matches already stored (by an earlier unit or
         import) lose their rows here; repeats within the unit were dropped by the worker."""
-        known = {m.uid for f in res.files for m in f.matches if not m.repeat and m.uid in self.uids}
+        known = self.uids.known(m.uid for f in res.files for m in f.matches if not m.repeat)
         metas, settled, dropped = self.contents(metas, res.files)
         tables = res.batches()
         if dropped[1]:
@@ -940,7 +950,7 @@ class _Importer:
             elif sha in self.known.contents or f.status == "settled":
                 first = ""
             elif first is None:
-                self.seen_content[sha] = meta.path
+                self.seen_content.add(sha, meta.path)
             else:
                 first = same_content(first, sha)
             settled.append(first)
@@ -1086,16 +1096,19 @@ def run_import(
                     executor, close = _make_executor(opts, workers)
                     close = _once(close)
                     stack.push(_closing(close))
+                stored: Seen[bytes] = Seen(opts.seen_limit)
+                stored.update(ds.match_uids())
                 importer = _Importer(
                     tx,
                     ctx,
-                    ds.match_uids(),
+                    stored,
                     summary,
                     on_progress,
                     on_input,
                     known,
                     defer=_on_cluster(executor),
                 )
+                stack.callback(importer.close)
                 if opts.parts:
                     target = open_staging(root, ctx.import_id, version)
                 workers = _cluster_setup(executor, target, on_notice, tops) or workers
@@ -1320,7 +1333,7 @@ def _pump(
                 continue
             else:
                 if not defer:
-                    seen_content[item.sha256] = item.path
+                    seen_content.add(item.sha256, item.path)
                 task = FileTask(item.path, item.data, item.sha256)
             chunk.append(task)
             metas.append(meta)
@@ -1350,7 +1363,7 @@ def _pump(
             importer.record(meta, "duplicate", "the same archive was given twice")
         else:
             # An archive's own row follows its members' rows.
-            seen_content[item.sha256] = item.path
+            seen_content.add(item.sha256, item.path)
             importer.record(meta, "quarantined" if item.reason else "imported", item.reason)
         importer.progress(item.consumed)
     submit()

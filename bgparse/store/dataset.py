@@ -277,13 +277,11 @@ class Dataset:
         m = manifest if manifest is not None else self.manifest()
         return [self.root / rel for rel in m.files.get(table, ())]
 
-    def match_uids(self) -> set[bytes]:
-        """Every stored match's uid (16 bytes each; about 100 bytes of memory per match)."""
-        uids: set[bytes] = set()
+    def match_uids(self) -> Iterator[bytes]:
+        """Every stored match's uid (16 bytes), read batch by batch."""
         for f in self.files("matches"):
             for batch in _batches(f, 65536, ["match_uid"]):
-                uids.update(batch.column(0).storage.to_pylist())
-        return uids
+                yield from batch.column(0).storage.to_pylist()
 
     def known_inputs(self, bgparse_version: str, *, by_path: bool = False) -> KnownInputs:
         """Inputs earlier imports settled. Quarantined ones count only when recorded by this

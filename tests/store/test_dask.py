@@ -135,6 +135,32 @@ def test_a_match_in_two_workers_units_is_stored_once(cluster: DaskExecutor, tmp_
     assert_clean(tmp_path / "dask")
 
 
+def test_duplicate_checks_on_disk_give_the_pools_dataset(
+    cluster: DaskExecutor, tmp_path: Path
+) -> None:
+    """The client's duplicate checks past their memory limit (one key: all but the last on
+    disk): content copies and match twins spread over the workers' units are settled as the
+    pool settles them with everything in memory, and a re-run adds nothing."""
+    copies = tmp_path / "copies"
+    copies.mkdir()
+    for src in slice_files()[:12:3]:
+        (copies / Path(src).name).write_bytes(Path(src).read_bytes())
+    mats, sgfs = twins()
+    inputs = [*slice_files(), str(copies), *mats, *sgfs]
+    pool = run_import(inputs, tmp_path / "pool", ImportOptions(workers=2, chunk_files=3))
+    opts = dask_options(chunk_files=3, seen_limit=1)
+    summary = run_import(inputs, tmp_path / "dask", opts, executor=cluster)
+    same_ledger(summary, pool)
+    assert summary.duplicate >= 4 + len(sgfs)
+    assert snapshot(tmp_path / "dask") == snapshot(tmp_path / "pool")
+    con = connect(tmp_path / "dask"), connect(tmp_path / "pool")
+    query = "SELECT path, status, reason FROM imports ORDER BY ALL"
+    assert run(con[0], query).to_pylist() == run(con[1], query).to_pylist()
+    again = run_import(inputs, tmp_path / "dask", opts, executor=cluster)
+    assert (again.matches, again.committed) == (0, False)
+    assert_clean(tmp_path / "dask")
+
+
 def test_a_worker_that_cannot_see_the_dataset_folder_fails_the_import_early(
     cluster: DaskExecutor, tmp_path: Path
 ) -> None:

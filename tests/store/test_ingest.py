@@ -9,6 +9,7 @@ import hashlib
 import io
 import os
 import tarfile
+import tempfile
 import zipfile
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
@@ -32,6 +33,7 @@ from bgparse.query import connect, run
 from bgparse.rules import Position
 from bgparse.store.dataset import Dataset, DatasetLocked
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
+from bgparse.store.seen import Seen
 
 from .conftest import hand_matches, snapshot, write_inputs
 from .factories import RACE, Spec, build, encode, fake_verify, game, match, position_id, roll
@@ -359,6 +361,50 @@ def test_the_first_copy_of_a_match_wins_whatever_the_schedule(tmp_path: Path) ->
             ("in/b.json", "duplicate", "1 of 1 matches already stored"),
         ]
         assert count(data, "matches") == 1
+
+
+def test_duplicate_checks_past_their_memory_limit_decide_as_in_memory(
+    sample_inputs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a limit of one key, every match id and content hash but the last is looked up on
+    disk (`Seen`): the same ledger and rows as with all of them in memory, a stored match met
+    again in a later import is a duplicate, and nothing is left in the temporary folder."""
+    spill_dir = tmp_path / "tmp"
+    spill_dir.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spill_dir))
+    opened: list[Seen[Any]] = []
+    real_open = Seen._open
+
+    def counted(self: Seen[Any]) -> Any:
+        opened.append(self)
+        return real_open(self)
+
+    monkeypatch.setattr(Seen, "_open", counted)
+    # A file given twice and a copy of m1's content under another name: content duplicates.
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "again.json").write_bytes((sample_inputs / "m1.json").read_bytes())
+    inputs = [sample_inputs, copy, sample_inputs / "m2.json"]
+    for workers in (1, 2):
+        ref, data = tmp_path / f"ref{workers}", tmp_path / f"data{workers}"
+        opts = ImportOptions(workers=workers, chunk_files=1)
+        want = run_import(inputs, ref, opts, verify=fake_verify)
+        opened.clear()
+        got = run_import(inputs, data, dataclasses.replace(opts, seen_limit=1), verify=fake_verify)
+        assert len(opened) == 2  # both checks (match ids, contents) went to disk
+        assert ledger(data) == ledger(ref)
+        assert snapshot(data) == snapshot(ref)
+        assert (got.imported, got.duplicate, got.matches) == (want.imported, want.duplicate, 4)
+        assert want.duplicate >= 3
+    # The stored matches' ids on disk from the start: a new file holding m1 is a duplicate.
+    later = tmp_path / "later"
+    later.mkdir()
+    m1 = hand_matches()["m1.json"]
+    (later / "m1-again.json").write_bytes(encode({**m1, "date": "2020-01-01"}))
+    opts = ImportOptions(workers=1, seen_limit=1)
+    s = run_import([later], tmp_path / "data1", opts, verify=fake_verify)
+    assert (s.duplicate, s.duplicate_matches, s.matches, s.committed) == (1, 1, 0, True)
+    assert not [n for n in os.listdir(spill_dir) if n.startswith("bgparse-seen-")]
 
 
 def test_a_file_holding_a_match_twice_stores_it_once(tmp_path: Path) -> None:
