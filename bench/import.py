@@ -9,7 +9,8 @@ importing process itself). Memory is measured again on a quarter
 of the corpus to show it does not grow with the number of files.
 
     python bench/import.py [--matches 10000] [--workers 1 2] [--corpus DIR] [--keep DIR] [--pure]
-                           [--executor local dask] [--worker-parts]
+                           [--executor local dask] [--worker-parts] [--rounds N]
+                           [--seen-limit KEYS]
 
 --pure also runs every configuration on the pure-Python build (BGPARSE_PURE_PYTHON=1: the
 sources, where compiled modules are installed beside them), for the two side by side.
@@ -21,6 +22,12 @@ on a scheduler and workers started with `dask scheduler` / `dask worker` (`dask-
 importing process is the client alone, as on a real cluster; the scheduler's CPU is shown).
 --worker-parts also runs the process pool with its workers writing their parts. For each, the
 importing process's (the client's) CPU time per committed file and per MB.
+
+--rounds N runs every configuration N times, interleaved (each round in another order), and
+gives each ratio between executors as the median of the rounds' own ratios: on a shared
+machine whose speed drifts by tens of percent between minutes, one pair of runs says little.
+--seen-limit sets the keys the duplicate checks hold in memory before the older ones move to
+disk (`ImportOptions.seen_limit`), to show the client's memory with them on disk.
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ import re
 import resource
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -115,11 +123,13 @@ def run_once(
     os.environ["BENCH_RSS_DIR"] = str(rss_dir)
     from bgparse.ingest import ImportOptions, run_import
 
+    limit = os.environ.get("BENCH_SEEN_LIMIT")
     options = ImportOptions(
         workers=workers,
         executor="local" if executor.startswith("local") else "dask",
         scheduler=executor if "://" in executor else None,
         worker_parts=executor != "local",
+        **({"seen_limit": int(limit)} if limit else {}),
     )
     cpu = _cpu_seconds()
     children = _cpu_seconds(resource.RUSAGE_CHILDREN)
@@ -223,8 +233,12 @@ def main() -> None:
     parser.add_argument(
         "--worker-parts", action="store_true", help="also the pool with workers writing parts"
     )
+    parser.add_argument("--rounds", type=int, default=1, help="runs of each, interleaved")
+    parser.add_argument("--seen-limit", type=int, help="keys in memory for duplicate checks")
     parser.add_argument("--run", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.seen_limit:
+        os.environ["BENCH_SEEN_LIMIT"] = str(args.seen_limit)
     if args.run:
         corpus, data, workers, rss, executor = args.run
         print(json.dumps(run_once(Path(corpus), Path(data), int(workers), Path(rss), executor)))
@@ -254,37 +268,46 @@ def main() -> None:
         builds = [("compiled" if compiled_modules() else "pure Python", False)]
         if args.pure and compiled_modules():
             builds.append(("pure Python", True))
+        # Parts written by the one worker are the pool's own case: Dask runs with 2 and more.
+        configs = [(e, w) for e in executors for w in args.workers if e == "local" or w > 1]
         for build, pure in builds:
-            rates: dict[tuple[str, int], float] = {}
-            for executor in executors:
-                for w in args.workers:
-                    if executor != "local" and w == 1:
-                        continue  # parts written by the one worker: the pool's own case
+            rates: dict[tuple[str, int], list[float]] = {}
+            for n in range(args.rounds):
+                # Each round starts one configuration later: none always runs first or last.
+                turn = n % len(configs)
+                for executor, w in configs[turn:] + configs[:turn]:
                     r = measure(big, w, scratch, pure, executor)
-                    rates[executor, w] = rate(r["bytes"] / MB, r["seconds"])
+                    mbs = rate(r["bytes"] / MB, r["seconds"])
+                    rates.setdefault((executor, w), []).append(mbs)
                     rows.append(
-                        [build, executor, w, int(r["inputs"]), int(r["matches"]), r["bytes"] / MB,
-                         r["seconds"], rates[executor, w], rate(r["matches"], r["seconds"]),
+                        [build, n + 1, executor, w, int(r["inputs"]), int(r["matches"]),
+                         r["bytes"] / MB, r["seconds"], mbs, rate(r["matches"], r["seconds"]),
                          r["parent_peak_mb"], r["worker_peak_mb"]]
                     )  # fmt: skip
                     cost.append(
-                        [build, executor, w, r["client_cpu"],
+                        [build, n + 1, executor, w, r["client_cpu"],
                          1000 * r["client_cpu"] / max(r["imported"], 1),
                          r["client_cpu"] / (r["bytes"] / MB),
                          1000 * r.get("scheduler_cpu", 0.0) / max(r["imported"], 1)]
                     )  # fmt: skip
-            if ("local", 1) in rates and ("local", 2) in rates:
-                speedups.append(f"{build}: {rates['local', 2] / rates['local', 1]:.2f}x")
-            for executor in executors:
-                if executor != "local" and (executor, 2) in rates and ("local", 2) in rates:
-                    ratio = rates[executor, 2] / rates["local", 2]
-                    speedups.append(f"{build}, {executor} / pool with 2 workers: {ratio:.2f}x")
-        headers = ["build", "executor", "workers", "files", "matches", "MB", "seconds", "MB/s",
-                   "matches/s", "importer peak MB", "worker peak MB"]  # fmt: skip
+            pairs = [(("local", 2), ("local", 1), build)]
+            for e in executors:
+                if e != "local":
+                    pairs.append(((e, 2), ("local", 2), f"{build}, {e} / pool with 2 workers"))
+            for num, den, label in pairs:
+                if num in rates and den in rates:
+                    ratios = [a / b for a, b in zip(rates[num], rates[den], strict=True)]
+                    spread = f" (rounds: {', '.join(f'{x:.2f}' for x in ratios)})"
+                    speedups.append(
+                        f"{label}: {statistics.median(ratios):.2f}x"
+                        + (spread if len(ratios) > 1 else "")
+                    )
+        headers = ["build", "round", "executor", "workers", "files", "matches", "MB", "seconds",
+                   "MB/s", "matches/s", "importer peak MB", "worker peak MB"]  # fmt: skip
         print(table(headers, rows))
         if speedups:
             print(f"speed-up: {', '.join(speedups)}")
-        print(table(["build", "executor", "workers", "client CPU s", "client CPU ms/file",
+        print(table(["build", "round", "executor", "workers", "client CPU s", "client CPU ms/file",
                      "client CPU s/MB", "scheduler CPU ms/file"], cost))  # fmt: skip
         w = max(args.workers)
         for executor in executors:

@@ -105,23 +105,6 @@ cdef inline object _roll(object side, object dice, object moves, object span, ob
     return roll
 
 
-cdef inline object _span(object line, Py_ssize_t column, Py_ssize_t length):
-    """`Span(line, column, length)` without its generated __new__."""
-    # Objects (an untyped name would be inferred a C integer here), made before the tuple:
-    # making an int never starts a collection, which would find the tuple half filled.
-    cdef object col = column
-    cdef object width = length
-    span = _alloc(_SPAN, 3)
-    Py_INCREF(line)
-    PyTuple_SET_ITEM(span, 0, line)
-    Py_INCREF(col)
-    PyTuple_SET_ITEM(span, 1, col)
-    Py_INCREF(width)
-    PyTuple_SET_ITEM(span, 2, width)
-    PyObject_GC_UnTrack(<void *> span)  # three ints (see `_roll`)
-    return span
-
-
 cdef inline bint _decimal(Py_UCS4 c) noexcept:
     """The regular expressions' `\\d` (any Unicode decimal digit), ASCII first."""
     if c < 128:
@@ -246,6 +229,15 @@ cdef inline object _triple(PyTypeObject *cls, object a, object b, object c):
     PyTuple_SET_ITEM(t, 2, c)
     PyObject_GC_UnTrack(<void *> t)  # strings and ints (see `_roll`)
     return t
+
+
+cdef inline object _span(object line, Py_ssize_t column, Py_ssize_t length):
+    """`Span(line, column, length)` without its generated __new__."""
+    # Objects (an untyped name would be inferred a C integer here), made before the tuple:
+    # making an int never starts a collection, which would find the tuple half filled.
+    cdef object col = column
+    cdef object width = length
+    return _triple(_SPAN, line, col, width)
 
 
 def game_lines(str chunk, Py_ssize_t indent, object first_line, object score, object matcher,

@@ -8,7 +8,7 @@ temporary folder, `TMPDIR`; not the dataset's, which may be a network filesystem
 importing process (the one client of a cluster) stays at a fixed size however many files it
 commits. Below the limit it is a dict and costs nothing more; beyond it a lookup the dict
 cannot answer is a query on an indexed file (a few microseconds; `known` asks for a unit's
-keys in a few queries).
+keys in a few queries). Memory is then bounded: `limit` keys per check and an 8 MB page cache.
 """
 
 from __future__ import annotations
@@ -108,10 +108,10 @@ class Seen(Generic[Key]):
         self._dir = tempfile.mkdtemp(prefix="bgparse-seen-", dir=self.folder)
         db = sqlite3.connect(Path(self._dir, "seen.sqlite"))
         # A scratch file read and written by this process alone: no journal, no syncs, and a
-        # bounded page cache (32 MB).
+        # small page cache (8 MB: the file's pages stay in the system's cache besides).
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
-        db.execute("PRAGMA cache_size = -32768")
+        db.execute("PRAGMA cache_size = -8192")
         db.execute("CREATE TABLE seen (k PRIMARY KEY, v TEXT NOT NULL) WITHOUT ROWID")
         self._db = db
         return db
