@@ -1,0 +1,463 @@
+"""The replay: walks an event record through the rules engine and produces the verified match
+with every finding (illegal plays, cube actions the rules forbid, scores that do not add up).
+
+It never stops at the first problem: after an illegal play it reports it and goes on from the
+position the record implies, as tournament rules let an illegal play stand (RULES.md §6).
+Sides are absolute (0 = left column); the engine's positions are relative to the side on roll.
+
+The judging is the rules' `Game` (bgparse/rules/game.py): each event becomes an operation of it,
+each verdict a finding with the event's span. This module is the loop: the match's games and
+scores, each game's events handed to the module of their kind (`plays`: rolls and checker
+plays; `cube`: doubles and their answers; `results`: 'Wins' and 'Losses' lines), and the
+verified game at its end. The board after an illegal play is `repair.py`'s search; the rows
+each game builds are `turns.py`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bgparse.events import (
+    Action,
+    Beaver,
+    CannotMove,
+    Double,
+    Drop,
+    HiddenPlay,
+    IllegalPlay,
+    Loss,
+    MatchRecord,
+    Raccoon,
+    Resign,
+    Roll,
+    SetPosition,
+    Span,
+    Take,
+    Win,
+)
+from bgparse.events import Game as GameRecord
+from bgparse.findings import Finding, Severity
+from bgparse.repair import BoardSearch
+from bgparse.replay import cube, plays, results
+from bgparse.rules import PositionError
+from bgparse.rules.game import Game
+from bgparse.rules.ids import final_match_id
+from bgparse.rules.match import MatchState
+from bgparse.rules.ruleset import RuleSet
+from bgparse.rules.wording import plural
+from bgparse.turns import GameRows
+from bgparse.verified import VerifiedGame, VerifiedMatch
+
+__all__ = ["GameState", "Replay", "replay", "rules_for"]
+
+
+def rules_for(record: MatchRecord, overrides: Mapping[str, Any] | None = None) -> RuleSet:
+    """The rule set a record is checked under: its tags (or SGF rule words) where they speak,
+    then the caller's overrides (CLI options)."""
+    if record.format == "sgf":
+        words = record.games[0].rules if record.games else ()
+        if not words and record.dialect in ("gnubg-sgf", "bgparse-sgf"):
+            # GNU Backgammon (and bgparse, as GNU) writes RU only when some rule applies: none
+            # means none (no Crawford). Other producers may leave RU out, and then the
+            # defaults stand.
+            rules = RuleSet.from_sgf_rules((), record.length)
+        else:
+            rules = RuleSet.from_sgf_rules(words or None, record.length)
+    else:
+        rules = RuleSet.from_tags(record.tags, record.length)
+    if (
+        record.length == 0
+        and record.tag("Beaver") is None
+        and not (overrides and "beavers" in overrides)
+    ):
+        # A money session that does not say whether beavers were allowed: allow GNU
+        # Backgammon's default of three (GNU writes no tag or SGF rule for it), rather than
+        # calling every recorded beaver illegal.
+        rules = rules.replace(beavers=3)
+    if overrides:
+        rules = rules.replace(**dict(overrides))
+    return rules.for_length(record.length)
+
+
+def replay(
+    record: MatchRecord,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    keep_turns: bool = True,
+) -> VerifiedMatch:
+    """Verify a match record. Never raises for a bad record: every problem is a finding.
+
+    `overrides` are RuleSet fields that win over the file's tags (`jacoby=True`, ...).
+    `keep_turns=False` skips building the per-turn rows (positions, IDs) that only the store
+    needs, for a faster validation."""
+    rules = rules_for(record, overrides)
+    assumed = _crawford_assumed(record, overrides)
+    run = Replay(record, rules, keep_turns, crawford_assumed=assumed)
+    result = run.run()
+    support = run.jacoby_support
+    explicit_jacoby = overrides is not None and "jacoby" in overrides
+    if (
+        record.length == 0
+        and not rules.jacoby
+        and not explicit_jacoby
+        and run.jacoby_support
+        and not run.jacoby_against
+        and not (run.jacoby_against_unconfirmed and not run.jacoby_scored)
+    ):
+        # Money sessions rarely say whether the Jacoby rule was on (GNU writes no tag): when
+        # the results score unturned-cube gammons as singles and none contradicts it, that is
+        # the rule the session was played under (RULES.md §3).
+        rules = rules.replace(jacoby=True)
+        run = Replay(record, rules, keep_turns, crawford_assumed=assumed)
+        result = run.run()
+        note = Finding.make(
+            "R010",
+            f"the Jacoby rule was in use: {plural(support, 'game')} "
+            f"{'scores' if support == 1 else 'score'} a gammon with the cube never turned as a "
+            "single game, and none says otherwise",
+            record.span.line,
+            record.span.column,
+        )
+        result = _with_findings(result, (note,))
+    return result
+
+
+def _crawford_assumed(record: MatchRecord, overrides: Mapping[str, Any] | None) -> bool:
+    """Is the Crawford rule only the default (the record does not say, nor the caller)? A
+    `.mat` says so only with a `Crawford` tag, which GNU Backgammon never writes."""
+    if record.length <= 1 or (overrides is not None and "crawford" in overrides):
+        return False
+    if record.format == "sgf":
+        return not (record.games and record.games[0].rules)
+    return record.tag("Crawford") is None
+
+
+def _with_findings(m: VerifiedMatch, extra: tuple[Finding, ...]) -> VerifiedMatch:
+    return replace(m, findings=tuple(sorted(m.findings + extra, key=_finding_order)))
+
+
+def _finding_order(f: Finding) -> tuple[int, int]:
+    return (f.line, f.column)
+
+
+@dataclass(slots=True)
+class GameState:
+    """What the replay keeps of the game being replayed beside the rules' `Game`: its place in
+    the record, what it counts, and the rows it builds."""
+
+    number: int
+    line: int
+    game: Game
+    rows: GameRows
+    hidden: bool = False  # a hidden play: the board after it is unknown
+    win_seen: bool = False
+    plays: int = 0
+    dances: int = 0
+    doubles: int = 0
+    takes: int = 0
+    drops: int = 0
+    beavers: int = 0
+
+
+class Replay:
+    def __init__(
+        self,
+        record: MatchRecord,
+        rules: RuleSet,
+        keep_turns: bool,
+        *,
+        crawford_assumed: bool = False,
+    ) -> None:
+        self.record = record
+        self.crawford_assumed = crawford_assumed
+        # The search for the board after an illegal play, with the match's budget.
+        self.search = BoardSearch(record.hit_marks)
+        # Boards and legal plays shown under illegal plays: enough for any reader.
+        self.details_left = plays.DETAILS
+        self.rules = rules
+        self.keep_turns = keep_turns
+        self.next_game: GameRecord | None = None  # the game after the one being replayed
+        self.length = record.length
+        self.findings: list[Finding] = list(record.errors)
+        # Evidence for the Jacoby rule in a money session: games whose result scores an
+        # unturned-cube gammon as a single (`jacoby_scored` of them by the next score line),
+        # and against it: such gammons scored in full by the next score line, or only by
+        # their 'Wins' line (`jacoby_against_unconfirmed`, which GNU writes without the rule).
+        self.jacoby_support = 0
+        self.jacoby_scored = 0
+        self.jacoby_against = 0
+        self.jacoby_against_unconfirmed = 0
+        # Hits written without a star: a slip only where the record marks hits elsewhere.
+        self.unstarred: list[Finding] = []
+        self.lines: list[str] | None = None
+        for note in rules.notes:
+            self.findings.append(
+                Finding.make(
+                    "R010" if "jacoby" in note.code else "S013",
+                    f"rule tag: {note.message}",
+                    record.span.line,
+                    record.span.column,
+                    severity=Severity.INFO,
+                )
+            )
+
+    # --- findings ----------------------------------------------------------------------------
+
+    def add(
+        self,
+        code: str,
+        message: str,
+        span: Span | None,
+        g: GameState | None,
+        *,
+        severity: Severity | None = None,
+        detail: str | None = None,
+        reason: str | None = None,
+    ) -> None:
+        line, col = (span.line, span.column) if span is not None else (0, 0)
+        self.findings.append(
+            Finding.make(
+                code,
+                message,
+                line,
+                col,
+                severity=severity,
+                game=g.number if g else None,
+                turn=g.rows.n_turns if g else None,
+                detail=detail,
+                reason=reason,
+            )
+        )
+
+    # --- the match ---------------------------------------------------------------------------
+
+    def run(self) -> VerifiedMatch:
+        rec = self.record
+        games: list[VerifiedGame] = []
+        first_score = rec.games[0].score if rec.games else (0, 0)
+        if min(first_score) < 0:
+            first_score = (max(first_score[0], 0), max(first_score[1], 0))
+        match = MatchState.new(self.length, self.rules, first_score)
+        if rec.games and first_score != (0, 0):
+            g0 = rec.games[0]
+            note = ""
+            if match.crawford_game:
+                # Whether the Crawford game was already played before the record starts
+                # cannot be known: take it as played, and do not call a double illegal.
+                match = MatchState.new(self.length, self.rules, first_score, crawford_played=True)
+                note = "; whether it is the Crawford game is not known, so doubles are allowed"
+            self.add(
+                "R007",
+                f"the first game starts at {first_score[0]}-{first_score[1]}, not 0-0 "
+                f"(penalty points or a resumed match){note}",
+                g0.span,
+                None,
+            )
+        match_over_reported = False
+        for index, game in enumerate(rec.games):
+            self.next_game = rec.games[index + 1] if index + 1 < len(rec.games) else None
+            if match.is_over:
+                if not match_over_reported:
+                    self.add(
+                        "R003",
+                        f"game {game.number} is recorded after the match was won "
+                        f"({match.scores[0]}-{match.scores[1]} in a {self.length}-point match)",
+                        game.span,
+                        None,
+                    )
+                    match_over_reported = True
+                vg = self._game(game, match, counted=False)
+                games.append(vg)
+                continue
+            if game.score != match.scores:
+                self.add(
+                    "R002",
+                    f"game {game.number} starts at {game.score[0]}-{game.score[1]}, but the "
+                    f"games before it make {match.scores[0]}-{match.scores[1]}",
+                    game.span,
+                    None,
+                )
+                if min(game.score) >= 0:
+                    # Go on from the record's own score: its later games follow it.
+                    match = MatchState.new(
+                        self.length,
+                        self.rules,
+                        game.score,
+                        crawford_played=match.crawford_played or match.crawford_game,
+                    )
+                    if match.is_over:
+                        vg = self._game(game, match, counted=False)
+                        games.append(vg)
+                        continue
+            vg = self._game(game, match, counted=True)
+            games.append(vg)
+            if vg.winner is not None:
+                match = match.finish_game(vg.winner, vg.points)
+        if (
+            self.record.hit_marks
+            and self.unstarred
+            and (len(self.unstarred) == 1 or _has_stars(self.record))
+        ):
+            # A record with stars elsewhere, or a single unmarked hit: a notation slip. Many
+            # unmarked hits and no star at all is a producer that does not mark hits.
+            self.findings.extend(self.unstarred)
+        final = match.scores
+        winner = match.winner
+        if self.length > 0 and not match.is_over and rec.games:
+            last = rec.games[-1]
+            self.add(
+                "R004",
+                f"the record ends at {final[0]}-{final[1]}, short of the {self.length}-point "
+                "match (unfinished or cut short)",
+                last.span,
+                None,
+            )
+        return VerifiedMatch(
+            path=rec.path,
+            index=rec.index,
+            format=rec.format,
+            dialect=rec.dialect,
+            players=rec.players,
+            length=self.length,
+            info=rec.info,
+            tags=rec.tags,
+            games=tuple(games),
+            final_score=final,
+            winner=winner,
+            findings=tuple(sorted(self.findings, key=_finding_order)),
+            rules=self.rules.as_dict(),
+        )
+
+    # --- one game ----------------------------------------------------------------------------
+
+    def _game(self, game: GameRecord, match: MatchState, *, counted: bool) -> VerifiedGame:
+        rules_game = Game(
+            self.rules,
+            self.length,
+            match.scores,
+            crawford=match.crawford_game if counted else False,
+            post_crawford=match.post_crawford if counted else False,
+        )
+        rows = GameRows(game.number, self.rules.jacoby, self.keep_turns)
+        g = GameState(game.number, game.span.line, rules_game, rows)
+        actions = game.actions
+        for i, action in enumerate(actions):
+            self._action(g, action, actions, i)
+        self._finish(g, game)
+        return self._verified(g, game)
+
+    def _action(self, g: GameState, a: Action, actions: tuple[Action, ...], i: int) -> None:
+        t = type(a)
+        if t is Roll or t is CannotMove:
+            plays.roll(self, g, a, actions, i)  # type: ignore[arg-type]
+        elif t is Double:
+            cube.double(self, g, a)  # type: ignore[arg-type]
+        elif t is Take:
+            cube.take(self, g, a)  # type: ignore[arg-type]
+        elif t is Drop:
+            cube.drop(self, g, a)  # type: ignore[arg-type]
+        elif t is Beaver or t is Raccoon:
+            cube.beaver(self, g, a)  # type: ignore[arg-type]
+        elif t is Win:
+            results.win(self, g, a)  # type: ignore[arg-type]
+        elif t is Loss:
+            results.loss(self, g, a)  # type: ignore[arg-type]
+        elif t is HiddenPlay:
+            plays.hidden(self, g, a)  # type: ignore[arg-type]
+        elif t is Resign:
+            assert isinstance(a, Resign)
+            g.game.offer_resignation(a.side, a.level)
+        elif t is IllegalPlay:
+            plays.illegal_dump(self, g, a)  # type: ignore[arg-type]
+        elif t is SetPosition:
+            plays.set_position(self, g, a, actions, i)  # type: ignore[arg-type]
+
+    def after_over(self, g: GameState, what: str, span: Span) -> bool:
+        """Report an action after the game ended (True), which then changes nothing."""
+        if g.game.over:
+            self.add("P003", f"{what} after the game was over", span, g)
+            return True
+        return False
+
+    def turn_order(self, g: GameState, side: int, span: Span) -> None:
+        for v in g.game.turn_order(side):
+            self.add("P006", f"a roll by {v.message}", span, g)
+
+    # --- end of game -------------------------------------------------------------------------
+
+    def _finish(self, g: GameState, record: GameRecord) -> None:
+        game = g.game
+        if game.over:
+            return
+        if game.cube.pending is not None:
+            self.add(
+                "C003",
+                f"the double to {game.cube.pending.value} is never answered",
+                record.span,
+                g,
+            )
+        if not g.hidden and record.actions:
+            self.add(
+                "R006",
+                f"game {record.number} ends without a result (unfinished or cut short)",
+                record.span,
+                g,
+            )
+
+    def _verified(self, g: GameState, record: GameRecord) -> VerifiedGame:
+        game = g.game
+        try:
+            final_pid = game.position.position_id()
+        except PositionError:
+            final_pid = ""
+        cube = game.cube
+        owner = cube.owner if cube.owner in (0, 1) else -1
+        won = game.winner is not None
+        cube_actions = g.rows.cube_actions(game)
+        match_id = final_match_id(
+            length=self.length,
+            score=game.score_after(),
+            cube=cube.value,
+            cube_owner=owner,
+            on_roll=game.side,
+            winner=game.winner,
+            end=game.end,
+            crawford=game.crawford,
+            resign_level=game.resign_level,
+            jacoby=self.rules.jacoby,
+        )
+        return VerifiedGame(
+            number=record.number,
+            score_before=game.score,
+            score_written=record.score,
+            winner=game.winner,
+            points=game.points if won else 0,
+            end=game.end,
+            # As scored (as GNU reports it): a gammon the Jacoby rule made a single is a single;
+            # `jacoby_applied` keeps what the board showed.
+            result_type=(("single" if game.jacoby_applied else game.result) if won else None),
+            cube=cube.value,
+            cube_owner=owner,
+            crawford=game.crawford,
+            plays=g.plays,
+            doubles=g.doubles,
+            takes=g.takes,
+            drops=g.drops,
+            beavers=g.beavers,
+            dances=g.dances,
+            final_position_id=final_pid,
+            final_match_id=match_id,
+            line=g.line,
+            turns=tuple(g.rows.turns),
+            cube_actions=cube_actions,
+            resign_level=game.resign_level if game.end == "resign" else None,
+            jacoby_applied=game.jacoby_applied,
+            post_crawford=game.post_crawford,
+            n_turns=g.rows.n_turns,
+        )
+
+
+def _has_stars(record: MatchRecord) -> bool:
+    return any(True in m.hits for _, a in record.iter_actions() if type(a) is Roll for m in a.moves)
