@@ -65,28 +65,22 @@ def double(r: Replay, g: GameState, a: Double) -> None:
     g.rows.offer(side, before.value, 2 * before.value, a.span, "double")
 
 
-def take(r: Replay, g: GameState, a: Take) -> None:
-    if r.after_over(g, "a take", a.span):
+def answer(r: Replay, g: GameState, a: Take | Drop) -> None:
+    """A take or a drop of the double pending."""
+    response = "take" if type(a) is Take else "drop"
+    if r.after_over(g, f"a {response}", a.span):
         return
-    before = g.game.cube
-    for v in g.game.take(a.side):
+    game = g.game
+    before = game.cube
+    for v in game.take(a.side) if response == "take" else game.drop(a.side):
         cube_error(r, g, v, a.span)
         return
-    g.takes += 1
-    g.rows.turn(g.game, a.side, "take", a.span, None, (), "", None, cube=before)
-    g.rows.answer("take")
-
-
-def drop(r: Replay, g: GameState, a: Drop) -> None:
-    if r.after_over(g, "a drop", a.span):
-        return
-    before = g.game.cube
-    for v in g.game.drop(a.side):
-        cube_error(r, g, v, a.span)
-        return
-    g.drops += 1
-    g.rows.turn(g.game, a.side, "drop", a.span, None, (), "", None, cube=before)
-    g.rows.answer("drop")
+    if response == "take":
+        g.takes += 1
+    else:
+        g.drops += 1
+    g.rows.turn(game, a.side, response, a.span, None, (), "", None, cube=before)
+    g.rows.answer(response)
 
 
 def beaver(r: Replay, g: GameState, a: Beaver | Raccoon) -> None:

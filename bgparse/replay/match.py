@@ -354,10 +354,8 @@ class Replay:
             plays.roll(self, g, a, actions, i)  # type: ignore[arg-type]
         elif t is Double:
             cube.double(self, g, a)  # type: ignore[arg-type]
-        elif t is Take:
-            cube.take(self, g, a)  # type: ignore[arg-type]
-        elif t is Drop:
-            cube.drop(self, g, a)  # type: ignore[arg-type]
+        elif t is Take or t is Drop:
+            cube.answer(self, g, a)  # type: ignore[arg-type]
         elif t is Beaver or t is Raccoon:
             cube.beaver(self, g, a)  # type: ignore[arg-type]
         elif t is Win:
