@@ -25,7 +25,6 @@ from bgparse.rules import (
     CubeState,
     MatchState,
     RuleSet,
-    final_match_id,
     format_play,
     legal_plays,
 )
@@ -367,18 +366,6 @@ class _Game:
         points = game.points
         cube = game.cube
         owner = cube.owner if cube.owner in (0, 1) else -1
-        match_id = final_match_id(
-            length=game.length,
-            score=game.score_after(),
-            cube=cube.value,
-            cube_owner=owner,
-            on_roll=game.side,
-            winner=winner,
-            end=game.end,
-            crawford=game.crawford,
-            resign_level=game.resign_level,
-            jacoby=self.rules.jacoby,
-        )
         actions = tuple(
             CubeAction(
                 game=self.number,
@@ -421,7 +408,7 @@ class _Game:
             beavers=counts["beavers"],
             dances=counts["dances"],
             final_position_id=game.position.position_id(),
-            final_match_id=match_id,
+            final_match_id=game.match_id_after(),
             line=0,
             turns=tuple(self.turns),
             cube_actions=actions,

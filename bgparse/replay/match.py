@@ -43,7 +43,6 @@ from bgparse.repair import BoardSearch
 from bgparse.replay import cube, plays, results
 from bgparse.rules import PositionError
 from bgparse.rules.game import Game
-from bgparse.rules.ids import final_match_id
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.wording import plural
@@ -414,18 +413,6 @@ class Replay:
         owner = cube.owner if cube.owner in (0, 1) else -1
         won = game.winner is not None
         cube_actions = g.rows.cube_actions(game)
-        match_id = final_match_id(
-            length=self.length,
-            score=game.score_after(),
-            cube=cube.value,
-            cube_owner=owner,
-            on_roll=game.side,
-            winner=game.winner,
-            end=game.end,
-            crawford=game.crawford,
-            resign_level=game.resign_level,
-            jacoby=self.rules.jacoby,
-        )
         return VerifiedGame(
             number=record.number,
             score_before=game.score,
@@ -446,7 +433,7 @@ class Replay:
             beavers=g.beavers,
             dances=g.dances,
             final_position_id=final_pid,
-            final_match_id=match_id,
+            final_match_id=game.match_id_after(),
             line=g.line,
             turns=tuple(g.rows.turns),
             cube_actions=cube_actions,

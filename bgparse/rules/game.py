@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bgparse.rules.cube import CubeError, CubeState, is_dead_cube
+from bgparse.rules.ids import final_match_id
 from bgparse.rules.match import MatchState, points_away
 from bgparse.rules.position import Position
 from bgparse.rules.ruleset import RuleSet
@@ -173,6 +174,24 @@ class Game:
         if self.winner == 1:
             return (s0, s1 + self.points)
         return self.score
+
+    def match_id_after(self) -> str:
+        """The Match ID GNU Backgammon leaves at the end of this game (as it stands, where
+        unfinished): the score after it, the cube, who won and how ("" where it cannot be
+        encoded)."""
+        cube = self.cube
+        return final_match_id(
+            length=self.length,
+            score=self.score_after(),
+            cube=cube.value,
+            cube_owner=cube.owner if cube.owner in (0, 1) else -1,
+            on_roll=self.side,
+            winner=self.winner,
+            end=self.end,
+            crawford=self.crawford,
+            resign_level=self.resign_level,
+            jacoby=self.rules.jacoby,
+        )
 
     def board(self, side: int) -> Position:
         """The board from `side`'s view (its checkers as the mover's)."""

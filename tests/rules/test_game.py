@@ -9,6 +9,7 @@ import pytest
 
 from bgparse.rules import MatchState, Position, RuleSet
 from bgparse.rules.game import Game, Verdict
+from bgparse.rules.ids import decode_match_id
 
 MONEY = RuleSet(beavers=3)
 STANDARD = RuleSet()
@@ -114,6 +115,11 @@ def test_a_drop_ends_the_game_for_the_cube_before_the_double() -> None:
     # Nothing happens after the end.
     for verdicts in (game.double(0), game.take(0), game.drop(0), game.beaver(0)):
         assert [(v.reason, v.stands) for v in verdicts] == [("game-over", False)]
+    # The Match ID left at the end: the score after the game, the cube before the refused
+    # redouble (owned by side 1, who took it), the game over by a drop decided by side 0.
+    ended = decode_match_id(game.match_id_after())
+    assert (ended.match_length, ended.score, ended.cube, ended.game_state) == (7, (0, 2), 2, 4)
+    assert (ended.cube_owner, ended.on_roll) == (1, 0)
 
 
 def test_a_double_left_unanswered_at_the_next_roll_is_a_breach_taken_as_a_take() -> None:
