@@ -456,7 +456,7 @@ class ImportOptions:
     chunk_files: int | None = None
     chunk_bytes: int | None = None
     #: Keys the duplicate checks hold in memory (match ids; content hashes with their first
-    #: path) before the older ones move to a file in the import's staging folder (`Seen`).
+    #: path) before the older ones move to a file in the system's temporary folder (`Seen`).
     seen_limit: int = SEEN_LIMIT
 
     def unit_limits(self) -> tuple[int, int]:
@@ -828,9 +828,8 @@ class _Importer:
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
     def close(self) -> None:
-        """Forget the duplicate checks' state (and remove its files)."""
+        """Forget this import's contents (and remove their file); `uids` is the caller's."""
         self.seen_content.close()
-        self.uids.close()
 
     def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
         """A unit whose worker wrote its rows as parts: kept for the merge as they are, unless
@@ -1097,6 +1096,7 @@ def run_import(
                     close = _once(close)
                     stack.push(_closing(close))
                 stored: Seen[bytes] = Seen(opts.seen_limit)
+                stack.callback(stored.close)  # its file too, if reading the ids fails
                 stored.update(ds.match_uids())
                 importer = _Importer(
                     tx,

@@ -92,7 +92,8 @@ class Seen(Generic[Key]):
             self._spill()
 
     def update(self, keys: Iterable[Key]) -> None:
-        """Add keys (with no value) in bulk: where they are many, straight to disk."""
+        """Add keys not met before, with no value (past the limit they move to disk as
+        `add` moves them)."""
         for key in keys:
             self.add(key)
 
