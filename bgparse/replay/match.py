@@ -409,8 +409,8 @@ class Replay:
             final_pid = game.position.position_id()
         except PositionError:
             final_pid = ""
-        cube = game.cube
-        owner = cube.owner if cube.owner in (0, 1) else -1
+        final = game.cube  # not `cube`: that names the module of cube actions here
+        owner = final.owner if final.owner in (0, 1) else -1
         won = game.winner is not None
         cube_actions = g.rows.cube_actions(game)
         return VerifiedGame(
@@ -423,7 +423,7 @@ class Replay:
             # As scored (as GNU reports it): a gammon the Jacoby rule made a single is a single;
             # `jacoby_applied` keeps what the board showed.
             result_type=(("single" if game.jacoby_applied else game.result) if won else None),
-            cube=cube.value,
+            cube=final.value,
             cube_owner=owner,
             crawford=game.crawford,
             plays=g.plays,
