@@ -47,6 +47,7 @@ from bgparse.paths import display_path
 from bgparse.store.dataset import Dataset, KnownInputs, Transaction
 from bgparse.store.inputs import Archive, InputFile, InputRef, Limits, Rejected, iter_inputs
 from bgparse.store.parts import (
+    MERGE_ROWS,
     Part,
     PartTarget,
     merge_parts,
@@ -458,6 +459,9 @@ class ImportOptions:
     #: Keys the duplicate checks hold in memory (match ids; content hashes with their first
     #: path) before the older ones move to a file in the system's temporary folder (`Seen`).
     seen_limit: int = SEEN_LIMIT
+    #: Where workers write parts: a partition's parts are merged into Parquet as soon as they
+    #: hold this many rows, the rest once every unit is in.
+    merge_rows: int = MERGE_ROWS
 
     def unit_limits(self) -> tuple[int, int]:
         """(files, bytes) of a unit at most. Where workers write their own parts (a cluster),
@@ -749,9 +753,13 @@ class _Importer:
         self.ledger = LedgerRows(ctx)
         # (errors, -input number, outcome): a min-heap of the worst inputs so far.
         self.worst: list[tuple[int, int, InputOutcome]] = []
-        #: Workers' parts accepted so far, by table and partition, in input order.
+        #: Workers' parts accepted and not yet given to a merge, by table and partition, in
+        #: input order, and their rows.
         self.parts: dict[PartKey, list[tuple[str, int]]] = {}
         self.part_rows: dict[PartKey, int] = {}
+        #: Merges started while units still run (`merge_full`), by partition, in order.
+        self.merges: dict[PartKey, list[Future[tuple[Part, ...]]]] = {}
+        self.merge_seq = 0
         self.recorded = 0
 
     def progress(self, consumed: int) -> None:
@@ -845,6 +853,7 @@ class _Importer:
         for part in res.parts:
             if not drop_uids and not dropped[1]:
                 key = (part.table, part.source, part.year)
+                self.merges.setdefault(key, [])  # the partitions' order, for the commit
                 self.parts.setdefault(key, []).append((part.rel, part.index))
                 self.part_rows[key] = self.part_rows.get(key, 0) + part.rows
                 continue
@@ -858,25 +867,38 @@ class _Importer:
         for meta, f, first in zip(metas, res.files, settled, strict=True):
             self.settle(meta, f, first, known)
 
+    def _merge(self, executor: Executor, target: PartTarget, key: PartKey) -> None:
+        """A merge task for the partition's parts so far (`bgparse.store.parts.merge_parts`)."""
+        table, source, year = key
+        parts = self.parts.pop(key)
+        self.part_rows.pop(key)
+        fut = executor.submit(merge_parts, target, table, source, year, parts, self.merge_seq)
+        self.merge_seq += 1
+        self.merges.setdefault(key, []).append(fut)
+
+    def merge_full(self, executor: Executor, target: PartTarget, rows: int) -> None:
+        """While units still run: each partition whose parts hold `rows` rows or more is
+        merged now, by a task queued beside the units. A large import's big partitions are
+        then written as it goes, as the pool's are, not all at its end (where one worker
+        would write the largest while the others wait)."""
+        for key in [k for k, n in self.part_rows.items() if n >= rows]:
+            self._merge(executor, target, key)
+
     def merge_parts(self, executor: Executor, target: PartTarget) -> None:
-        """Once every unit is in: each partition's parts written as its Parquet files by the
-        workers (`bgparse.store.parts.merge_parts`), which the commit takes instead of the
-        parts (Arrow IPC files: a partition of one part is written out too)."""
+        """Once every unit is in: each partition's parts not yet merged written as its
+        Parquet files by the workers (`bgparse.store.parts.merge_parts`); the commit takes
+        them, with those of the merges started earlier, instead of the parts (Arrow IPC files:
+        a partition of one part is written out too)."""
         # The largest partitions first (a turns partition takes many times a findings one),
         # so that the phase does not end on one worker with a large one while the others
         # wait; the files are committed in the partitions' own order whatever the schedule.
-        keys = list(self.parts)
-        largest = sorted(range(len(keys)), key=lambda i: -self.part_rows[keys[i]])
-        futures: dict[int, Future[tuple[Part, ...]]] = {}
-        for seq in largest:
-            table, source, year = keys[seq]
-            parts = self.parts[keys[seq]]
-            futures[seq] = executor.submit(merge_parts, target, table, source, year, parts, seq)
-        for seq in range(len(keys)):
-            for part in futures[seq].result():
-                self.tx.adopt(part.rel)
-        self.parts = {}
-        self.part_rows = {}
+        for key in sorted(self.part_rows, key=lambda k: -self.part_rows[k]):
+            self._merge(executor, target, key)
+        for futures in self.merges.values():
+            for fut in futures:
+                for part in fut.result():
+                    self.tx.adopt(part.rel)
+        self.merges = {}
 
     def unit(self, metas: list[_Meta], res: UnitResult) -> None:
         """A unit's results, in input order. Its matches already stored (by an earlier unit or
@@ -1270,6 +1292,7 @@ def _pump(
             if isinstance(res, UnitParts):
                 assert target is not None
                 importer.unit_parts(ms, res, target)
+                importer.merge_full(executor, target, opts.merge_rows)
             else:
                 importer.unit(ms, res)
             importer.progress(consumed)

@@ -40,6 +40,7 @@ from bgparse.store.schema import TABLES, file_schema
 
 __all__ = [
     "MARKER_NAME",
+    "MERGE_ROWS",
     "PART_SUFFIX",
     "Part",
     "PartTarget",
@@ -56,6 +57,10 @@ MARKER_NAME = "_bgparse_staging"
 #: A part's suffix: an Arrow IPC file, never adopted into the dataset as it is.
 PART_SUFFIX = ".arrow"
 _PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+
+#: A partition's parts are merged while the import runs once they hold this many rows (a
+#: quarter of a file's most, `WriteOptions.max_file_rows`): about 20 MB of Parquet for turns.
+MERGE_ROWS = 1024 * 1024
 
 
 class SharedStorageError(ClusterError):

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from bgparse.errors import NoSuchPath
@@ -610,15 +611,20 @@ def test_a_dying_worker_aborts_the_import_and_commits_nothing(sample_inputs: Pat
 
 
 class _RecordingPool(ThreadPoolExecutor):
-    """A thread pool that notes the number of files of each unit it is given."""
+    """A thread pool that notes the number of files of each unit it is given, and the order
+    of the tasks: 'unit' or the merged partition's table."""
 
     def __init__(self, workers: int) -> None:
         super().__init__(workers)
         self.units: list[int] = []
+        self.tasks: list[str] = []
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         if fn.__name__ == "write_unit":
             self.units.append(len(args[0]))
+            self.tasks.append("unit")
+        elif fn.__name__ == "merge_parts":
+            self.tasks.append(args[1])
         return super().submit(fn, *args, **kwargs)
 
 
@@ -646,3 +652,40 @@ def test_workers_writing_parts_get_large_units_then_smaller_ones_at_the_end(
     assert units[-1] <= 16 and len(units) >= 8, units
     run_import([inputs], tmp_path / "pool", ImportOptions(workers=2), verify=fake_verify)
     assert snapshot(tmp_path / "parts") == snapshot(tmp_path / "pool")
+
+
+def test_partitions_that_fill_up_are_merged_while_units_still_run(tmp_path: Path) -> None:
+    """Where workers write parts, a partition whose parts reach `merge_rows` rows is merged
+    at once, by a task queued beside the units, not all at the end (where one worker would
+    write the largest partition while the others wait). The dataset is the pool's, and each
+    table's rows are committed in input order, early merges first."""
+    spec = hand_matches()["m1.json"]
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    n = 200
+    for i in range(n):
+        (inputs / f"m{i:03d}.json").write_bytes(encode({**spec, "players": (f"A{i:03d}", "B")}))
+    with _RecordingPool(2) as pool:
+        opts = ImportOptions(workers=2, worker_parts=True, chunk_files=16, merge_rows=100)
+        s = run_import([inputs], tmp_path / "parts", opts, verify=fake_verify, executor=pool)
+    assert s.matches == n
+    tasks = pool.tasks
+    last_unit = len(tasks) - 1 - tasks[::-1].index("unit")
+    early = [t for t in tasks[:last_unit] if t != "unit"]
+    assert "turns" in early, tasks
+    # Every partition reaching 100 rows was merged then: no turns left for the end but the
+    # rows of the units that came after the last early merge.
+    turns_files = Dataset(tmp_path / "parts").files("turns")
+    assert len(turns_files) == tasks.count("turns") > 1
+    run_import([inputs], tmp_path / "pool", ImportOptions(workers=2), verify=fake_verify)
+    assert snapshot(tmp_path / "parts") == snapshot(tmp_path / "pool")
+
+    def in_order(root: Path) -> list[tuple[Any, ...]]:
+        ds = Dataset(root)
+        rows = []
+        for path in ds.files("turns"):
+            t = pq.read_table(path, columns=["match_uid", "game_no", "ply"])
+            rows += list(zip(*(c.to_pylist() for c in t.columns), strict=True))
+        return rows
+
+    assert in_order(tmp_path / "parts") == in_order(tmp_path / "pool")
