@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from base64 import b64decode
 from binascii import b2a_base64
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -19,6 +20,9 @@ __all__ = ["GameRows", "play_info", "written_play"]
 
 #: Builds a named tuple from a tuple of its fields (see `GameRows.turn`).
 _tuple_new = tuple.__new__
+#: The kinds of action that roll dice, which a Match ID shows.
+_ROLLS = ("play", "dance", "hidden")
+_NO_DICE = (0, 0)
 
 
 class GameRows:
@@ -35,7 +39,7 @@ class GameRows:
         self.turns: list[Turn] = []
         self.n_turns = 0
         # Match IDs without dice, by what varies in a game (see `turn`).
-        self.match_keys: dict[tuple[int, int, int, int, bool], int] = {}
+        self.match_keys: dict[tuple[int, int, int, int, bool], bytes] = {}
         # [turn index, doubler, cube before, cube after, position_id, response, match_id,
         #  pips, span, race, offer]; finished into CubeActions when the game ends.
         self.offers: list[list[Any]] = []
@@ -82,9 +86,9 @@ class GameRows:
         # The Match ID without dice changes a few times a game: kept per game by what varies.
         owner = c.owner if c.owner in (0, 1) else -1
         key = (c.value, owner, on_roll, side, offered)
-        base = self.match_keys.get(key)
-        if base is None:
-            base = self.match_keys[key] = _match_key(
+        raw = self.match_keys.get(key)
+        if raw is None:
+            raw = self.match_keys[key] = _match_key(
                 game.length,
                 game.score,
                 c.value,
@@ -97,14 +101,17 @@ class GameRows:
                 0,
                 self.jacoby,
             )
-        mid = _with_dice(
-            base, dice if dice is not None and kind in ("play", "dance", "hidden") else (0, 0)
+        mid = (
+            _match_id(raw, dice if dice is not None and kind in _ROLLS else _NO_DICE) if raw else ""
         )
         aways = self.aways
         if aways is None:
             aways = self.aways = (game.away(0), game.away(1))
         away = aways[side]
-        text, hits = play_info(steps)
+        # play_info's cache, looked up here: a call less per turn stored.
+        play = _play_key(steps)
+        info = _PLAY_INFO.get(play) if play is not None else None
+        text, hits = info if info is not None else play_info(steps)
         # Built from a tuple of its fields: the named tuple's generated __new__ is interpreted
         # code even where bgparse is compiled.
         self.turns.append(
@@ -201,27 +208,71 @@ def written_play(a: Roll | CannotMove) -> str:
     return a.text or " ".join(m.notation() for m in a.moves)
 
 
-@lru_cache(maxsize=1 << 15)
 def play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
-    """Canonical notation and number of hits of resolved steps (plays repeat: cached)."""
+    """Canonical notation and number of hits of resolved steps. Plays repeat, so the answers
+    are kept by the steps' number (`play_key`): a cache keyed by the steps themselves hashed
+    and compared their nested tuples on every turn stored, a third of a turn's row."""
+    key = _play_key(steps)
+    if key is None:
+        return _play_info(steps)
+    info = _PLAY_INFO.get(key)
+    if info is None:
+        if len(_PLAY_INFO) >= _PLAY_INFO_LIMIT:
+            _PLAY_INFO.clear()
+        info = _PLAY_INFO[key] = _play_info(steps)
+    return info
+
+
+def _play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
     return (format_play(steps) if steps else "", sum(1 for s in steps if s[2]))
 
 
-def _with_dice(base: int, dice: tuple[int, int]) -> str:
-    """A Match ID from its dice-less part (`_match_key`) and the dice: they change every turn,
-    the rest a few times a game, so only the rest is cached and the dice go straight into
-    their bits (15-17, 18-20). "" where either cannot be encoded."""
+_PLAY_INFO: dict[int, tuple[str, int]] = {}
+_PLAY_INFO_LIMIT = 1 << 15
+
+
+def play_key_python(steps: tuple[tuple[int, int, bool], ...]) -> int | None:
+    """Resolved steps as one number, different for different steps: 11 bits a step (from
+    and to, 0-25, in 5 bits each, then the hit) under a leading 1. None where a point is out
+    of 0-25 or a hit is not a bool. `_speedups.play_key` is its typed twin (five steps at
+    most there, a legal play's four and one to spare)."""
+    key = 1
+    for src, dst, hit in steps:
+        if not (0 <= src <= 25 and 0 <= dst <= 25) or type(hit) is not bool:
+            return None
+        key = (key << 11) | (src << 6) | (dst << 1) | hit
+    return key
+
+
+_play_key: Callable[[tuple[tuple[int, int, bool], ...]], int | None]
+try:  # the typed version, where setup.py built it
+    from bgparse.rules._speedups import play_key as _play_key
+except ImportError:
+    _play_key = play_key_python
+
+
+def match_id_python(raw: bytes, dice: tuple[int, int]) -> str:
+    """A Match ID from its 9 bytes without dice (`_match_key`) and the dice: they change every
+    turn, the rest a few times a game, so only the rest is kept per game and the dice go
+    straight into their bits (15-17, 18-20). "" where either cannot be encoded.
+    `_speedups.match_id_text` is its typed twin."""
     d1, d2 = dice
-    if base < 0 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
+    if len(raw) != 9 or not (0 <= d1 <= 7 and 0 <= d2 <= 7):
         return ""
-    return _encoded(base | (d1 << 15) | (d2 << 18))
+    return _encoded(int.from_bytes(raw, "little") | (d1 << 15) | (d2 << 18))
 
 
 @lru_cache(maxsize=1 << 11)  # small: a game's few dozen IDs, not a match's (peak memory)
 def _encoded(key: int) -> str:
-    """A Match ID's text from its number (a game repeats a few dozen: cached, as encoding
-    was a twelfth of a replay that keeps its turns)."""
+    """A Match ID's text from its number (a game repeats a few dozen: cached)."""
     return b2a_base64(key.to_bytes(9, "little"), newline=False).decode("ascii")
+
+
+_match_id: Callable[[bytes, tuple[int, int]], str]
+try:  # the typed version, where setup.py built it
+    from bgparse.rules._speedups import match_id_text as _match_id
+except ImportError:
+    _match_id = match_id_python
 
 
 @lru_cache(maxsize=1 << 14)
@@ -237,8 +288,8 @@ def _match_key(
     offered: bool,
     resignation: int,
     jacoby: bool,
-) -> int:
-    """A Match ID without dice, as a number (-1 where it cannot be encoded)."""
+) -> bytes:
+    """A Match ID without dice, as its 9 bytes (b"" where it cannot be encoded)."""
     try:
         text = encode_match_id(
             IdState(
@@ -257,5 +308,5 @@ def _match_key(
             )
         )
     except IdError:
-        return -1
-    return int.from_bytes(b64decode(text), "little")
+        return b""
+    return b64decode(text)

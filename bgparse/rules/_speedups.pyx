@@ -4,9 +4,8 @@ where it can. Each has its pure-Python original in the module that uses it, whic
 reference: tests/rules/test_speedups.py checks that both give the same answers, and bgparse
 uses the original wherever this module is not built (or BGPARSE_PURE_PYTHON=1)."""
 
-from binascii import b2a_base64
-
 cimport cython
+from libc.string cimport memcpy
 
 from cpython.object cimport PyObject_GenericSetAttr
 from cpython.ref cimport Py_INCREF
@@ -43,6 +42,82 @@ cdef inline bint _side_key(tuple side, unsigned long long *key, int *nbits, long
     return True
 
 
+cdef const char *_B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+cdef inline int _b64(const unsigned char *src, int n, char *out) noexcept:
+    """Standard base64 of n bytes into out (4 characters per 3 bytes, '=' padded); returns
+    the characters written. binascii's, without a bytes object and a call per ID."""
+    cdef int i = 0, o = 0
+    cdef unsigned int v
+    while i + 3 <= n:
+        v = (src[i] << 16) | (src[i + 1] << 8) | src[i + 2]
+        out[o] = _B64[(v >> 18) & 63]
+        out[o + 1] = _B64[(v >> 12) & 63]
+        out[o + 2] = _B64[(v >> 6) & 63]
+        out[o + 3] = _B64[v & 63]
+        i += 3
+        o += 4
+    if i < n:
+        v = src[i] << 16
+        if i + 1 < n:
+            v |= src[i + 1] << 8
+        out[o] = _B64[(v >> 18) & 63]
+        out[o + 1] = _B64[(v >> 12) & 63]
+        out[o + 2] = _B64[(v >> 6) & 63] if i + 1 < n else 61  # '='
+        out[o + 3] = 61
+        o += 4
+    return o
+
+
+def match_id_text(bytes raw, tuple dice):
+    """turns.py's `match_id_python`: the Match ID of its 9 bytes without dice and the dice
+    (bits 15-17 and 18-20); "" where the bytes are not 9 or a die is outside 0-7."""
+    cdef unsigned char buf[9]
+    cdef char out[12]
+    cdef int d1, d2
+    if len(raw) != 9 or len(dice) != 2:
+        return ""
+    a, b = dice
+    if type(a) is not int or type(b) is not int or not (0 <= a <= 7 and 0 <= b <= 7):
+        return ""
+    d1 = a
+    d2 = b
+    memcpy(buf, <const char *>raw, 9)
+    buf[1] |= (d1 & 1) << 7
+    buf[2] |= (d1 >> 1) | (d2 << 2)
+    _b64(buf, 9, out)
+    return out[:12].decode("ascii")
+
+
+def play_key(tuple steps):
+    """turns.py's `play_key_python`: resolved steps (from, to, hit) as one number, 11 bits a
+    step under a leading 1; None where a point is out of 0-25, a hit is not a bool, or there
+    are more than five steps (the Python original takes any number)."""
+    cdef unsigned long long key = 1
+    cdef long src, dst
+    cdef Py_ssize_t i, n = len(steps)
+    if n > 5:
+        return None
+    for i in range(n):
+        step = steps[i]
+        if not isinstance(step, tuple) or len(step) != 3:  # a Step is a named tuple
+            return None
+        a, b, hit = step
+        if type(a) is not int or type(b) is not int or type(hit) is not bool:
+            return None
+        try:
+            src = a
+            dst = b
+        except OverflowError:
+            return None
+        if src < 0 or src > 25 or dst < 0 or dst > 25:
+            return None
+        key = ((key << 11) | (<unsigned long long>src << 6) | (<unsigned long long>dst << 1)
+               | (1 if hit is True else 0))
+    return key
+
+
 def board_summary(tuple opponent, tuple mover):
     """(Position ID, mover's pips, opponent's pips, is_race) of a board, as
     Position.summary computes them; None where a side is not a legal one (the caller then
@@ -51,6 +126,7 @@ def board_summary(tuple opponent, tuple mover):
     cdef int lo_bits = 0, hi_bits = 0, lo_back = 0, hi_back = 0, i
     cdef long lo_pips = 0, hi_pips = 0
     cdef unsigned char raw[10]
+    cdef char out[16]
     if not _side_key(opponent, &lo, &lo_bits, &lo_pips, &lo_back):
         return None
     if not _side_key(mover, &hi, &hi_bits, &hi_pips, &hi_back):
@@ -63,7 +139,8 @@ def board_summary(tuple opponent, tuple mover):
         raw[i] = (low64 >> (8 * i)) & 0xFF
     raw[8] = high16 & 0xFF
     raw[9] = (high16 >> 8) & 0xFF
-    pid = b2a_base64(raw[:10], newline=False)[:14].decode("ascii")
+    _b64(raw, 10, out)
+    pid = out[:14].decode("ascii")
     return pid, hi_pips, lo_pips, lo_back + hi_back <= 25
 
 

@@ -48,8 +48,44 @@ __all__ = [
 START_POSITION_ID = "4HPwATDgc/ABMA"
 _ROLL_KINDS = frozenset({"play", "dance", "hidden"})
 
-#: A game without turns, as `_game` reads its turns' fields.
-_NO_TURNS: Final[dict[str, tuple[Any, ...]]] = dict.fromkeys(Turn._fields, ())
+#: The turns table's columns in the order `Rows._game` fills them (its local names' order).
+_TURN_COLUMNS: Final = (
+    "match_uid",
+    "game_no",
+    "ply",
+    "side",
+    "kind",
+    "move_no",
+    "rolls_before",
+    "position_id",
+    "match_id",
+    "die1",
+    "die2",
+    "roll",
+    "is_doublet",
+    "play",
+    "written",
+    "steps",
+    "hits",
+    "pips_mover",
+    "pips_opponent",
+    "is_race",
+    "cube_value",
+    "cube_owner",
+    "score_mover",
+    "score_opponent",
+    "away_mover",
+    "away_opponent",
+    "is_crawford",
+    "legal",
+    "n_legal",
+    "line",
+    "column",
+)
+if tuple(TABLES["turns"].names) != _TURN_COLUMNS:
+    raise ImportError(
+        "bgparse.store.rows builds the turns' columns in another order than the schema's"
+    )
 
 #: Where a table's rows go: (table, source, year); source and year are None for the ledger.
 PartKey = tuple[str, str | None, int | None]
@@ -583,60 +619,120 @@ class Rows:
                 "line": g.line,
             }
         )
-        # Every column of the turns is one pass over a field of theirs, transposed at once
-        # (by field name: `Turn` is a named tuple).
-        n = len(turns)
-        f = dict(zip(Turn._fields, zip(*turns, strict=True), strict=True)) if n else _NO_TURNS
-        side, kind, dice = f["side"], f["kind"], f["dice"]
+        # One pass over the turns, each value appended straight to its column (a list per
+        # column, in the schema's order: `Columns`); every list grows by one per turn.
+        cols = self.table("turns", source, year)
+        (
+            c_uid,
+            c_game,
+            c_ply,
+            c_side,
+            c_kind,
+            c_move_no,
+            c_rolls_before,
+            c_pid,
+            c_mid,
+            c_die1,
+            c_die2,
+            c_roll,
+            c_doublet,
+            c_play,
+            c_written,
+            c_steps,
+            c_hits,
+            c_pips_mover,
+            c_pips_opponent,
+            c_race,
+            c_cube_value,
+            c_cube_owner,
+            c_score_mover,
+            c_score_opponent,
+            c_away_mover,
+            c_away_opponent,
+            c_crawford,
+            c_legal,
+            c_n_legal,
+            c_line,
+            c_column,
+        ) = cols.lists
         move_no: list[int] = []
         rolls_before: list[int] = []
         moves = [0, 0]
         before = 0
-        for s, k, d in zip(side, kind, dice, strict=True):
-            move_no.append(moves[s] + 1)
-            rolls_before.append(before)
-            if d is not None and k in _ROLL_KINDS:
-                moves[s] += 1
-                before += 1
+        number = g.number
         texts = _ROLL_TEXT
-        self.table("turns", source, year).extend(
-            {
-                "match_uid": [uid] * n,
-                "game_no": [g.number] * n,
-                "ply": f["ply"],
-                "side": side,
-                "kind": kind,
-                "move_no": move_no,
-                "rolls_before": rolls_before,
-                "position_id": [p or None for p in f["position_id"]],
-                "match_id": [m or None for m in f["match_id"]],
-                "die1": [d[0] if d else None for d in dice],
-                "die2": [d[1] if d else None for d in dice],
-                "roll": [texts[d] if d in texts else _roll_text(d) for d in dice],
-                "is_doublet": [(d[0] == d[1]) if d else None for d in dice],
-                "play": [p or None for p in f["play"]],
-                "written": [w or None for w in f["written"]],
-                "steps": [
-                    list(st) if k == "play" else None
-                    for k, st in zip(kind, f["steps"], strict=True)
-                ],
-                "hits": f["hits"],
-                "pips_mover": [p[0] for p in f["pips"]],
-                "pips_opponent": [p[1] for p in f["pips"]],
-                "is_race": f["race"],
-                "cube_value": f["cube_value"],
-                "cube_owner": f["cube_owner"],
-                "score_mover": [sc[s] for sc, s in zip(f["score"], side, strict=True)],
-                "score_opponent": [sc[1 - s] for sc, s in zip(f["score"], side, strict=True)],
-                "away_mover": [a[0] if a else None for a in f["away"]],
-                "away_opponent": [a[1] if a else None for a in f["away"]],
-                "is_crawford": f["crawford"],
-                "legal": f["legal"],
-                "n_legal": f["n_legal"],
-                "line": f["line"],
-                "column": f["column"],
-            }
-        )
+        for t in turns:
+            (
+                _,
+                ply,
+                s,
+                k,
+                line,
+                column,
+                pid,
+                mid,
+                d,
+                steps,
+                play,
+                written,
+                hits,
+                pips,
+                cube_value,
+                cube_owner,
+                legal,
+                n_legal,
+                score,
+                away_pair,
+                crawford,
+                race,
+            ) = t
+            mover_move = moves[s] + 1
+            move_no.append(mover_move)
+            rolls_before.append(before)
+            c_move_no.append(mover_move)
+            c_rolls_before.append(before)
+            if d is not None:
+                if k in _ROLL_KINDS:
+                    moves[s] = mover_move
+                    before += 1
+                c_die1.append(d[0])
+                c_die2.append(d[1])
+                c_roll.append(texts[d] if d in texts else _roll_text(d))
+                c_doublet.append(d[0] == d[1])
+            else:
+                c_die1.append(None)
+                c_die2.append(None)
+                c_roll.append(None)
+                c_doublet.append(None)
+            c_uid.append(uid)
+            c_game.append(number)
+            c_ply.append(ply)
+            c_side.append(s)
+            c_kind.append(k)
+            c_pid.append(pid or None)
+            c_mid.append(mid or None)
+            c_play.append(play or None)
+            c_written.append(written or None)
+            c_steps.append(list(steps) if k == "play" else None)
+            c_hits.append(hits)
+            c_pips_mover.append(pips[0])
+            c_pips_opponent.append(pips[1])
+            c_race.append(race)
+            c_cube_value.append(cube_value)
+            c_cube_owner.append(cube_owner)
+            c_score_mover.append(score[s])
+            c_score_opponent.append(score[1 - s])
+            if away_pair:
+                c_away_mover.append(away_pair[0])
+                c_away_opponent.append(away_pair[1])
+            else:
+                c_away_mover.append(None)
+                c_away_opponent.append(None)
+            c_crawford.append(crawford)
+            c_legal.append(legal)
+            c_n_legal.append(n_legal)
+            c_line.append(line)
+            c_column.append(column)
         return move_no, rolls_before, before
 
     def _cube_actions(

@@ -4,11 +4,17 @@ pure-Python install."""
 
 from __future__ import annotations
 
+import dataclasses
+from base64 import b64decode
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bgparse.events import Move
+from bgparse.rules.ids import MatchIdState as IdState
+from bgparse.rules.ids import encode_match_id
 from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, _join_halves, _side_info
 from bgparse.rules.steps import STEP_TABLE
@@ -18,6 +24,7 @@ from bgparse.rules.verification import (
     _verify_fast_c,
     _verify_fast_python,
 )
+from bgparse.turns import match_id_python, play_key_python
 
 from .test_properties import positions
 
@@ -165,3 +172,65 @@ def test_play_steps_leaves_odd_inputs_to_python() -> None:
         5,
     ):
         assert speedups.play_steps(start.mover, start.opponent, 3, 3, moves, STEP_TABLE) is None
+
+
+@st.composite
+def match_id_bytes(draw: st.DrawFn) -> bytes:
+    """9 bytes of a Match ID without dice (bits 15-20 clear), or now and then another
+    length, which neither version encodes."""
+    if draw(st.integers(0, 9)) == 0:
+        return draw(st.binary(max_size=12))
+    key = draw(st.integers(0, (1 << 72) - 1)) & ~(0b111111 << 15)
+    return key.to_bytes(9, "little")
+
+
+@settings(max_examples=2000, deadline=None)
+@given(match_id_bytes(), st.tuples(st.integers(-2, 9), st.integers(-2, 9)))
+def test_match_id_text_equals_the_python_match_id(raw: bytes, dice: tuple[int, int]) -> None:
+    assert speedups.match_id_text(raw, dice) == match_id_python(raw, dice)
+
+
+def test_match_id_text_is_gnus_match_id() -> None:
+    """Through the rules' own encoder: the dice-less bytes of a state with the dice added
+    are that state's Match ID with those dice."""
+    for d1, d2 in [(0, 0), (3, 1), (6, 6), (1, 5)]:
+        state = IdState(7, (2, 3), 4, 1, 0, 0, False, 1, False, 0, (0, 0), False)
+        raw = b64decode(encode_match_id(state))
+        expected = encode_match_id(dataclasses.replace(state, dice=(d1, d2)))
+        assert speedups.match_id_text(raw, (d1, d2)) == expected
+
+
+steps_lists = st.lists(
+    st.tuples(st.integers(-2, 27), st.integers(-2, 27), st.booleans() | st.integers(0, 2)),
+    max_size=7,
+).map(tuple)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(steps_lists)
+def test_play_key_equals_the_python_play_key(steps: tuple[tuple[int, int, bool], ...]) -> None:
+    got = speedups.play_key(steps)
+    want = play_key_python(steps)
+    # The typed version stops at five steps (a legal play has four) and says None beyond.
+    assert got == (want if len(steps) <= 5 else None)
+
+
+@settings(max_examples=500, deadline=None)
+@given(steps_lists, steps_lists)
+def test_play_keys_tell_steps_apart(a: tuple[Any, ...], b: tuple[Any, ...]) -> None:
+    ka, kb = play_key_python(a), play_key_python(b)
+    if ka is not None and kb is not None:
+        assert (ka == kb) == (a == b)
+
+
+def test_play_key_takes_the_engines_steps() -> None:
+    """The steps the engine resolves are Step named tuples: each play of an opening roll
+    has a key, the same as the Python one, and no two plays share one."""
+    keys = set()
+    plays = legal_plays(Position.initial(), (6, 5))
+    for play in plays:
+        steps = tuple(play.steps)
+        key = speedups.play_key(steps)
+        assert key is not None and key == play_key_python(steps)
+        keys.add(key)
+    assert len(keys) == len(plays)
