@@ -75,10 +75,15 @@ def main() -> None:
             python, tree = _build(args.against, scratch)
             builds.insert(0, (args.against, python, tree))
         print(machine())
+        # The corpus named for every tree: one checked out elsewhere (`--against`) has no
+        # `../shared` beside it, and its benches would say "skipped".
+        corpus = ROOT.parent / "shared" / "corpus" / "gnubg"
+        files = ["--files", str(corpus / "*.mat")]
+        imports = ["--corpus", str(corpus)]
         benches = [
-            ("parse.py", ["--repeat", str(args.repeat)]),
-            ("validate.py", ["--repeat", str(args.repeat)]),
-            ("import.py", ["--matches", str(args.matches), "--workers", "1", "2"]),
+            ("parse.py", ["--repeat", str(args.repeat), *files]),
+            ("validate.py", ["--repeat", str(args.repeat), *files]),
+            ("import.py", ["--matches", str(args.matches), "--workers", "1", "2", *imports]),
         ]
         for n in range(args.rounds if len(builds) > 1 else 1):
             for script, extra in benches:
