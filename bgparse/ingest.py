@@ -42,7 +42,7 @@ import pyarrow.ipc
 
 from bgparse.errors import NoSuchPath
 from bgparse.findings import Finding, Severity, SyntaxRecordError
-from bgparse.interrupts import Interrupted, deferred
+from bgparse.interrupts import Interrupted, deferred, received
 from bgparse.paths import display_path
 from bgparse.store.dataset import Dataset, KnownInputs, Transaction
 from bgparse.store.inputs import Archive, InputFile, InputRef, Limits, Rejected, iter_inputs
@@ -1138,6 +1138,10 @@ def run_import(
                 if target is not None:
                     importer.merge_parts(executor, target)
                 importer.finish()
+                if (signum := received()) is not None:
+                    # A stop signal came, and its exception was swallowed on the way (C code
+                    # can: see bgparse.interrupts): it still stops the import before its commit.
+                    raise Interrupted(signum)
                 summary.committed = tx.commit() is not None
             except BaseException:
                 if target is not None and close is not None:

@@ -210,8 +210,8 @@ def written_play(a: Roll | CannotMove) -> str:
 
 def play_info(steps: tuple[tuple[int, int, bool], ...]) -> tuple[str, int]:
     """Canonical notation and number of hits of resolved steps. Plays repeat, so the answers
-    are kept by the steps' number (`play_key`): a cache keyed by the steps themselves hashed
-    and compared their nested tuples on every turn stored, a third of a turn's row."""
+    are kept by the steps' number (`play_key`), cheaper to hash and compare than the tuples
+    of tuples themselves (which an `lru_cache` did on every turn stored)."""
     key = _play_key(steps)
     if key is None:
         return _play_info(steps)

@@ -90,13 +90,17 @@ def match_id_text(bytes raw, tuple dice):
     return out[:12].decode("ascii")
 
 
-def play_key(tuple steps):
+def play_key(object steps):
     """turns.py's `play_key_python`: resolved steps (from, to, hit) as one number, 11 bits a
     step under a leading 1; None where a point is out of 0-25, a hit is not a bool, or there
-    are more than five steps (the Python original takes any number)."""
+    are more than five steps (the Python original takes any number), or the steps are not a
+    tuple."""
     cdef unsigned long long key = 1
     cdef long src, dst
-    cdef Py_ssize_t i, n = len(steps)
+    cdef Py_ssize_t i, n
+    if not isinstance(steps, tuple):
+        return None
+    n = len(steps)
     if n > 5:
         return None
     for i in range(n):

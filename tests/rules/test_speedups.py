@@ -24,7 +24,7 @@ from bgparse.rules.verification import (
     _verify_fast_c,
     _verify_fast_python,
 )
-from bgparse.turns import match_id_python, play_key_python
+from bgparse.turns import match_id_python, play_info, play_key_python
 
 from .test_properties import positions
 
@@ -234,3 +234,10 @@ def test_play_key_takes_the_engines_steps() -> None:
         assert key is not None and key == play_key_python(steps)
         keys.add(key)
     assert len(keys) == len(plays)
+
+
+def test_play_key_leaves_steps_other_than_a_tuple_to_the_uncached_path() -> None:
+    """A list of steps gets no key (None), and play_info still reads it as the tuple."""
+    steps = [(13, 7, False), (8, 7, True)]
+    assert speedups.play_key(steps) is None
+    assert play_info(steps) == play_info(tuple(steps)) == ("13/7 8/7*", 1)  # type: ignore[arg-type]

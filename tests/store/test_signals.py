@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -326,3 +327,41 @@ def test_a_signal_stops_a_long_query(
         lambda pid: _loading(pid) and _pause(2.5), sig, group, "query", endless, "-d", str(before)
     )
     assert_one_line(stopped, 128 + sig, "bgparse: interrupted")
+
+
+def test_a_stop_signal_whose_exception_was_swallowed_still_stops_the_import_before_its_commit(
+    samples: tuple[Path, dict[str, list[tuple]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """C code can swallow the exception a stop signal's handler raises (bgparse.interrupts):
+    the import looks for a signal received before it commits, and stops there, the dataset
+    as it was."""
+    from bgparse import interrupts
+    from bgparse.ingest import verify_file
+
+    before, _ = samples
+    data = tmp_path / "data"
+    shutil.copytree(before, data)
+    was = files(data)
+    swallowed: list[str] = []
+
+    def verify(blob: bytes, path: str) -> Any:
+        if not swallowed:
+            try:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(1)  # the handler runs here, in this (the main) thread
+            except interrupts.Interrupted:
+                swallowed.append(path)  # as a library's C code might
+        return verify_file(blob, path)
+
+    monkeypatch.setattr(interrupts, "_watchdog", lambda signum: None)  # no exit of pytest
+    monkeypatch.setattr(interrupts._State, "first", None)
+    monkeypatch.setattr(interrupts._State, "reported", False)
+    interrupts.install()
+    try:
+        with pytest.raises(interrupts.Interrupted):
+            run_import([SAMPLES], data, ImportOptions(workers=1), verify=verify)
+    finally:
+        interrupts.uninstall()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    assert swallowed  # the signal's own exception was swallowed
+    assert files(data) == was
