@@ -86,6 +86,33 @@ if tuple(TABLES["turns"].names) != _TURN_COLUMNS:
     raise ImportError(
         "bgparse.store.rows builds the turns' columns in another order than the schema's"
     )
+#: A `Turn`'s fields in the order `Rows._game` unpacks them.
+_TURN_FIELDS: Final = (
+    "game",
+    "ply",
+    "side",
+    "kind",
+    "line",
+    "column",
+    "position_id",
+    "match_id",
+    "dice",
+    "steps",
+    "play",
+    "written",
+    "hits",
+    "pips",
+    "cube_value",
+    "cube_owner",
+    "legal",
+    "n_legal",
+    "score",
+    "away",
+    "crawford",
+    "race",
+)
+if Turn._fields != _TURN_FIELDS:
+    raise ImportError("bgparse.store.rows unpacks a Turn's fields in another order than Turn's")
 
 #: Where a table's rows go: (table, source, year); source and year are None for the ledger.
 PartKey = tuple[str, str | None, int | None]
