@@ -329,7 +329,12 @@ def test_a_killed_client_leaves_the_dataset_unchanged_and_a_rerun_completes_it(
 
 
 def bgparse_cmd(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    code = "from bgparse.cli import main; main()"
+    # SIGINT heard as a terminal's Ctrl-C even where this test run inherited it ignored (a
+    # job in the background of a non-interactive shell), which bgparse rightly keeps.
+    code = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from bgparse.cli import main; main()"
+    )
     return subprocess.Popen(
         [sys.executable, "-c", code, *args],
         stdout=subprocess.PIPE,

@@ -356,12 +356,15 @@ def test_a_stop_signal_whose_exception_was_swallowed_still_stops_the_import_befo
     monkeypatch.setattr(interrupts, "_watchdog", lambda signum: None)  # no exit of pytest
     monkeypatch.setattr(interrupts._State, "first", None)
     monkeypatch.setattr(interrupts._State, "reported", False)
+    # install() leaves an ignored SIGINT ignored (a job started in the background of a
+    # non-interactive shell): this process must hear it as a terminal's Ctrl-C.
+    was_handler = signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupts.install()
     try:
         with pytest.raises(interrupts.Interrupted):
             run_import([SAMPLES], data, ImportOptions(workers=1), verify=verify)
     finally:
         interrupts.uninstall()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, was_handler)
     assert swallowed  # the signal's own exception was swallowed
     assert files(data) == was
