@@ -44,6 +44,7 @@ COMPILED = [
     # Typed C versions of a few small computations, used where built (the .py originals stay).
     "bgparse/rules/_speedups.pyx",
     "bgparse/readers/_cells.pyx",
+    "bgparse/store/_arrays.pyx",
 ]
 
 

@@ -16,7 +16,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from itertools import chain
@@ -299,15 +299,29 @@ class Columns:
 
 
 def _batch(table: str, lists: Iterable[Sequence[Any]]) -> pa.RecordBatch:
-    """One record batch of `table` from its columns' values, in its schema's order."""
+    """One record batch of `table` from its columns' values, in its schema's order: each
+    column by the typed converter where it is built and takes the column (`_arrays`), else
+    by `pa.array`, which also judges the values that do not fit."""
     arrays = []
+    typed = _typed_array
     for values, (name, kind) in zip(lists, _FIELDS[table], strict=True):
+        array = typed(values, kind) if typed is not None else None
+        if array is not None:
+            arrays.append(array)
+            continue
         try:
             arrays.append(pa.array(values, type=kind))
         except (pa.ArrowInvalid, OverflowError) as exc:
             # Only a hostile record gets here (a cube doubled past 2^31, say).
             raise Unstorable(f"a value of {table}.{name} does not fit its column ({exc})") from None
     return pa.RecordBatch.from_arrays(arrays, schema=TABLES[table])
+
+
+_typed_array: Callable[[Any, pa.DataType], pa.Array | None] | None
+try:  # the typed C conversion of a column list, where setup.py built it
+    from bgparse.store._arrays import typed_array as _typed_array
+except ImportError:
+    _typed_array = None
 
 
 #: Each table's (column name, Arrow type), looked up once: reading them from the schema
