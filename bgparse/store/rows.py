@@ -754,7 +754,7 @@ class Rows:
             c_mid.append(mid or None)
             c_play.append(play or None)
             c_written.append(written or None)
-            c_steps.append(list(steps) if k == "play" else None)
+            c_steps.append(steps if k == "play" else None)  # a tuple: Arrow takes it as a list
             c_hits.append(hits)
             c_pips_mover.append(pips[0])
             c_pips_opponent.append(pips[1])
