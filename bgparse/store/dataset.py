@@ -52,6 +52,7 @@ from bgparse.store.schema import (
     PARTITIONED,
     SCHEMA_VERSION,
     TABLES,
+    dictionary_columns,
     file_schema,
 )
 
@@ -615,7 +616,7 @@ class Transaction:
                 path,
                 self._schemas[key[0]],
                 compression=self.options.compression,
-                use_dictionary=True,
+                use_dictionary=dictionary_columns(key[0]),
                 write_statistics=True,
             )
         self._staged.append(rel)

@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from bgparse.errors import ClusterError
 from bgparse.store.dataset import STAGING_NAME, WriteOptions, partition_dir
-from bgparse.store.schema import TABLES, file_schema
+from bgparse.store.schema import TABLES, dictionary_columns, file_schema
 
 __all__ = [
     "MARKER_NAME",
@@ -215,7 +215,7 @@ def merge_parts(
                 target.staging / rel,
                 schema,
                 compression=opts.compression,
-                use_dictionary=True,
+                use_dictionary=dictionary_columns(table),
                 write_statistics=True,
             )
         data = pa.concat_tables(pending).replace_schema_metadata(schema.metadata)

@@ -230,3 +230,32 @@ def test_every_table_schema_is_explicit() -> None:
         assert len(set(schema.names)) == len(schema.names)
     assert row_schema("turns").names[-2:] == ["source", "year"]
     assert row_schema("imports").names == IMPORTS.names
+
+
+@pytest.mark.parametrize("worker_parts", [False, True])
+def test_nearly_distinct_strings_are_written_plainly_and_the_rest_with_dictionaries(
+    tmp_path: Path, worker_parts: bool
+) -> None:
+    """Boards, Match IDs and plays differ nearly every row: a dictionary of them is only
+    cost. Every other column keeps its dictionary, whoever writes the file (the importing
+    process, or a worker merging its parts)."""
+    from bgparse.ingest import ImportOptions, run_import
+
+    sample = Path(__file__).resolve().parents[2] / "sample_logs"
+    data = tmp_path / "data"
+    run_import([sample], data, ImportOptions(workers=1, worker_parts=worker_parts))
+    files = sorted((data / "turns").rglob("*.parquet")) + sorted(
+        (data / "games").rglob("*.parquet")
+    )
+    assert files
+    plain = {"position_id", "match_id", "play", "written", "final_position_id"}
+    for path in files:
+        group = pq.ParquetFile(path).metadata.row_group(0)
+        for i in range(group.num_columns):
+            column = group.column(i)
+            name = column.path_in_schema
+            dictionary = "RLE_DICTIONARY" in column.encodings
+            if name in plain:
+                assert not dictionary, f"{path.name}: {name} has a dictionary"
+            elif name in ("kind", "roll", "match_uid", "game_no", "end", "opening_roll"):
+                assert dictionary, f"{path.name}: {name} has no dictionary"
