@@ -94,14 +94,16 @@ cdef inline void _set(unsigned char *bits, Py_ssize_t i) noexcept:
 
 
 cdef object _validity(Py_ssize_t n):
-    """A validity bitmap of n slots, all valid until cleared."""
+    """A validity bitmap of n slots, all valid until a None clears its bit (`_clear`); passed
+    on to Arrow only if one did (`_nulls`)."""
     v = PyByteArray_FromStringAndSize(NULL, (n + 7) // 8)
     memset(PyByteArray_AS_STRING(v), 0xFF, (n + 7) // 8)
     return v
 
 
-cdef object _buffer(object b):
-    return None if b is None else pa.py_buffer(b)
+cdef object _nulls(object valid, Py_ssize_t nulls):
+    """The validity buffer where there are nulls, else none (Arrow's form of "no nulls")."""
+    return pa.py_buffer(valid) if nulls else None
 
 
 @cython.boundscheck(False)
@@ -110,17 +112,14 @@ cdef object _ints(list values, object kind, int width, long long lo, long long h
     cdef Py_ssize_t n = PyList_GET_SIZE(values), i, nulls = 0
     cdef object data = PyByteArray_FromStringAndSize(NULL, n * width)
     cdef char *d = PyByteArray_AS_STRING(data)
-    cdef object valid = None
-    cdef unsigned char *vb = NULL
+    cdef object valid = _validity(n)
+    cdef unsigned char *vb = <unsigned char *>PyByteArray_AS_STRING(valid)
     cdef long long x
     cdef int overflow
     cdef PyObject *v
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
         if v == <PyObject *>_NONE:
-            if valid is None:
-                valid = _validity(n)
-                vb = <unsigned char *>PyByteArray_AS_STRING(valid)
             _clear(vb, i)
             nulls += 1
             x = 0
@@ -138,7 +137,7 @@ cdef object _ints(list values, object kind, int width, long long lo, long long h
             (<int32_t *>d)[i] = <int32_t>x
         else:
             (<int64_t *>d)[i] = <int64_t>x
-    return pa.Array.from_buffers(kind, n, [_buffer(valid), pa.py_buffer(data)], null_count=nulls)
+    return pa.Array.from_buffers(kind, n, [_nulls(valid, nulls), pa.py_buffer(data)], null_count=nulls)
 
 
 @cython.boundscheck(False)
@@ -147,8 +146,8 @@ cdef object _bools(list values):
     cdef Py_ssize_t n = PyList_GET_SIZE(values), i, nulls = 0
     cdef object data = PyByteArray_FromStringAndSize(NULL, (n + 7) // 8)
     cdef unsigned char *d = <unsigned char *>PyByteArray_AS_STRING(data)
-    cdef object valid = None
-    cdef unsigned char *vb = NULL
+    cdef object valid = _validity(n)
+    cdef unsigned char *vb = <unsigned char *>PyByteArray_AS_STRING(valid)
     cdef PyObject *v
     memset(d, 0, (n + 7) // 8)
     for i in range(n):
@@ -158,14 +157,11 @@ cdef object _bools(list values):
         elif v == <PyObject *>_FALSE:
             pass
         elif v == <PyObject *>_NONE:
-            if valid is None:
-                valid = _validity(n)
-                vb = <unsigned char *>PyByteArray_AS_STRING(valid)
             _clear(vb, i)
             nulls += 1
         else:
             return None
-    return pa.Array.from_buffers(_BOOL, n, [_buffer(valid), pa.py_buffer(data)], null_count=nulls)
+    return pa.Array.from_buffers(_BOOL, n, [_nulls(valid, nulls), pa.py_buffer(data)], null_count=nulls)
 
 
 @cython.boundscheck(False)
@@ -179,17 +175,14 @@ cdef object _strings(list values):
     cdef Py_ssize_t cap = n * 16 + 64
     cdef object data = PyByteArray_FromStringAndSize(NULL, cap)
     cdef char *d = PyByteArray_AS_STRING(data)
-    cdef object valid = None
-    cdef unsigned char *vb = NULL
+    cdef object valid = _validity(n)
+    cdef unsigned char *vb = <unsigned char *>PyByteArray_AS_STRING(valid)
     cdef const char *s
     cdef PyObject *v
     off[0] = 0
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
         if v == <PyObject *>_NONE:
-            if valid is None:
-                valid = _validity(n)
-                vb = <unsigned char *>PyByteArray_AS_STRING(valid)
             _clear(vb, i)
             nulls += 1
         elif type(<object>v) is str:
@@ -211,7 +204,7 @@ cdef object _strings(list values):
     return pa.Array.from_buffers(
         _STRING,
         n,
-        [_buffer(valid), pa.py_buffer(offsets), pa.py_buffer(data)[:total]],
+        [_nulls(valid, nulls), pa.py_buffer(offsets), pa.py_buffer(data)[:total]],
         null_count=nulls,
     )
 
@@ -222,15 +215,12 @@ cdef object _fixed16(list values):
     cdef Py_ssize_t n = PyList_GET_SIZE(values), i, nulls = 0
     cdef object data = PyByteArray_FromStringAndSize(NULL, n * 16)
     cdef char *d = PyByteArray_AS_STRING(data)
-    cdef object valid = None
-    cdef unsigned char *vb = NULL
+    cdef object valid = _validity(n)
+    cdef unsigned char *vb = <unsigned char *>PyByteArray_AS_STRING(valid)
     cdef PyObject *v
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
         if v == <PyObject *>_NONE:
-            if valid is None:
-                valid = _validity(n)
-                vb = <unsigned char *>PyByteArray_AS_STRING(valid)
             _clear(vb, i)
             nulls += 1
             memset(d + 16 * i, 0, 16)
@@ -239,7 +229,7 @@ cdef object _fixed16(list values):
         else:
             return None
     return pa.Array.from_buffers(
-        _UID_STORAGE, n, [_buffer(valid), pa.py_buffer(data)], null_count=nulls
+        _UID_STORAGE, n, [_nulls(valid, nulls), pa.py_buffer(data)], null_count=nulls
     )
 
 
@@ -285,8 +275,8 @@ cdef object _steps(list values, object kind):
     cdef uint8_t *ps = <uint8_t *>PyByteArray_AS_STRING(src)
     cdef uint8_t *pd = <uint8_t *>PyByteArray_AS_STRING(dst)
     cdef unsigned char *ph = <unsigned char *>PyByteArray_AS_STRING(hits)
-    cdef object valid = None
-    cdef unsigned char *vb = NULL
+    cdef object valid = _validity(n)
+    cdef unsigned char *vb = <unsigned char *>PyByteArray_AS_STRING(valid)
     cdef Py_ssize_t m
     cdef bint is_list
     memset(ph, 0, (total + 7) // 8)
@@ -295,9 +285,6 @@ cdef object _steps(list values, object kind):
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
         if v == <PyObject *>_NONE:
-            if valid is None:
-                valid = _validity(n)
-                vb = <unsigned char *>PyByteArray_AS_STRING(valid)
             _clear(vb, i)
             nulls += 1
             off[i + 1] = <int32_t>k
@@ -330,5 +317,5 @@ cdef object _steps(list values, object kind):
     ]
     steps = pa.Array.from_buffers(item, total, [None], children=children)
     return pa.Array.from_buffers(
-        kind, n, [_buffer(valid), pa.py_buffer(offsets)], null_count=nulls, children=[steps]
+        kind, n, [_nulls(valid, nulls), pa.py_buffer(offsets)], null_count=nulls, children=[steps]
     )
