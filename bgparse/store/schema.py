@@ -307,5 +307,7 @@ _PLAIN = frozenset(
 
 def dictionary_columns(table: str) -> list[str]:
     """The columns of `table` that Parquet files write with a dictionary: all but those of
-    nearly distinct values."""
+    nearly distinct values. Parquet names a nested column's leaves by their path, which this
+    list does not: a play's steps (small integers, which zstd packs as well) are plain too,
+    as measured."""
     return [name for name in TABLES[table].names if name not in _PLAIN]
