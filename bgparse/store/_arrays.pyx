@@ -28,6 +28,8 @@ from libc.string cimport memcpy, memset
 
 import pyarrow as pa
 
+from bgparse.store.schema import TURNS
+
 
 cdef extern from "Python.h":
     const char *PyUnicode_AsUTF8AndSize(object text, Py_ssize_t *size) except NULL
@@ -46,16 +48,8 @@ _INTS = {
 _BOOL = pa.bool_()
 _STRING = pa.string()
 _UID_STORAGE = pa.binary(16)
-#: A play's steps as the turns table stores them.
-_STEPS = pa.list_(
-    pa.struct(
-        [
-            pa.field("src", pa.uint8(), nullable=False),
-            pa.field("dst", pa.uint8(), nullable=False),
-            pa.field("hit", pa.bool_(), nullable=False),
-        ]
-    )
-)
+#: A play's steps as the turns table stores them (list<struct<src, dst, hit>>).
+_STEPS = TURNS.field("steps").type
 
 
 # The singletons compared by address (in a cast, Cython's `True` would be the C integer 1).
@@ -101,6 +95,15 @@ cdef object _validity(Py_ssize_t n):
     return v
 
 
+cdef inline bint _int_in(PyObject *v, long long lo, long long hi, long long *out) noexcept:
+    """Whether v is an exact int within lo-hi (then in out)."""
+    cdef int overflow
+    if type(<object>v) is not int:
+        return False
+    out[0] = PyLong_AsLongLongAndOverflow(<object>v, &overflow)
+    return not overflow and lo <= out[0] <= hi
+
+
 cdef object _nulls(object valid, Py_ssize_t nulls):
     """The validity buffer where there are nulls, else none (Arrow's form of "no nulls")."""
     return pa.py_buffer(valid) if nulls else None
@@ -115,7 +118,6 @@ cdef object _ints(list values, object kind, int width, long long lo, long long h
     cdef object valid = _validity(n)
     cdef unsigned char *vb = <unsigned char *>PyByteArray_AS_STRING(valid)
     cdef long long x
-    cdef int overflow
     cdef PyObject *v
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
@@ -123,11 +125,7 @@ cdef object _ints(list values, object kind, int width, long long lo, long long h
             _clear(vb, i)
             nulls += 1
             x = 0
-        elif type(<object>v) is int:
-            x = PyLong_AsLongLongAndOverflow(<object>v, &overflow)
-            if overflow or x < lo or x > hi:
-                return None
-        else:
+        elif not _int_in(v, lo, hi, &x):
             return None
         if width == 1:
             (<int8_t *>d)[i] = <int8_t>x
@@ -233,18 +231,6 @@ cdef object _fixed16(list values):
     )
 
 
-cdef inline int _small(PyObject *v) noexcept:
-    """v as 0-255 where it is an exact int in that range, else -1."""
-    cdef long long x
-    cdef int overflow
-    if type(<object>v) is not int:
-        return -1
-    x = PyLong_AsLongLongAndOverflow(<object>v, &overflow)
-    if overflow or x < 0 or x > 255:
-        return -1
-    return <int>x
-
-
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef object _steps(list values, object kind):
@@ -253,7 +239,7 @@ cdef object _steps(list values, object kind):
     cdef PyObject *v
     cdef PyObject *step
     cdef PyObject *hit
-    cdef int a, b
+    cdef long long a, b
     # Count the steps first: the child buffers are allocated once.
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
@@ -296,11 +282,12 @@ cdef object _steps(list values, object kind):
             # A step is a tuple (a Step named tuple is one) of src, dst and hit.
             if not isinstance(<object>step, tuple) or PyTuple_GET_SIZE(<object>step) != 3:
                 return None
-            a = _small(PyTuple_GET_ITEM(<object>step, 0))
-            b = _small(PyTuple_GET_ITEM(<object>step, 1))
-            hit = PyTuple_GET_ITEM(<object>step, 2)
-            if a < 0 or b < 0:
+            if not (
+                _int_in(PyTuple_GET_ITEM(<object>step, 0), 0, 255, &a)
+                and _int_in(PyTuple_GET_ITEM(<object>step, 1), 0, 255, &b)
+            ):
                 return None
+            hit = PyTuple_GET_ITEM(<object>step, 2)
             if hit == <PyObject *>_TRUE:
                 _set(ph, k)
             elif hit != <PyObject *>_FALSE:
