@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -26,8 +27,9 @@ from bgparse.events import (
     Win,
 )
 from bgparse.findings import RecordError, Severity
-from bgparse.readers import iter_records
+from bgparse.readers import iter_records, mat
 from bgparse.readers.mat import parse_move_word
+from tests.conftest import corpus_dir
 
 GNU_GAME = """\
 ; [Site "Somewhere"]
@@ -438,3 +440,67 @@ def test_mutated_records_only_ever_give_bgparse_errors(data: st.DataObject) -> N
     cut = data.draw(st.integers(0, 8))
     with contextlib.suppress(RecordError):
         read(text[:pos] + insert + text[pos + cut :])
+
+
+# --- finding match and game lines ----------------------------------------------------------
+
+#: The definitions the reader's newline-led searches must agree with (`^` in multi-line mode).
+_MATCH_LINE_DEF = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.M | re.I)
+_GAME_LINE_DEF = re.compile(r"^[ \t]*game[ \t]+-?\d+\b", re.M | re.I)
+
+#: Pieces the texts are made of: the words of the lines and what sits around them.
+_LINE_PIECES = st.sampled_from(
+    [
+        "\n",
+        " ",
+        "\t",
+        "\r",
+        "-",
+        "7",
+        "12",
+        " point",
+        " points",
+        "POINTS",
+        " match",
+        "Match",
+        "matches",
+        "game",
+        "Game ",
+        " 1",
+        "x",
+        ":",
+        "ſ",
+        "İ",
+        "\u0661",
+        " match\n",
+        "Game 2\n",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE_PIECES, max_size=40).map("".join), st.data())
+def test_match_and_game_lines_as_their_definitions(text: str, data: st.DataObject) -> None:
+    got = [(m.start(), m.end(), m.group(1)) for m in mat._match_lines(text)]
+    want = [(m.start(), m.end(), m.group(1)) for m in _MATCH_LINE_DEF.finditer(text)]
+    assert got == want
+    # The reader looks for game lines after a match line: never from the text's first character.
+    start = data.draw(st.integers(min(1, len(text)), len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    games = [g.start() + 1 for g in mat._GAME_LINE_AFTER_NL.finditer(text, start, end)]
+    assert games == [g.start() for g in _GAME_LINE_DEF.finditer(text, start, end)]
+
+
+def test_match_and_game_lines_on_the_corpus() -> None:
+    files = sorted(corpus_dir("gnubg").parent.glob("**/*.mat"))
+    wrong = []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        lines = [m.span() for m in mat._match_lines(text)]
+        games = [g.start() + 1 for g in mat._GAME_LINE_AFTER_NL.finditer(text, 1)]
+        if lines != [m.span() for m in _MATCH_LINE_DEF.finditer(text)] or games != [
+            g.start() for g in _GAME_LINE_DEF.finditer(text, 1)
+        ]:
+            wrong.append(path.name)
+    assert len(files) > 400
+    assert not wrong
