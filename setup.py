@@ -45,6 +45,7 @@ COMPILED = [
     "bgparse/rules/_speedups.pyx",
     "bgparse/readers/_cells.pyx",
     "bgparse/store/_arrays.pyx",
+    "bgparse/replay/_plain.pyx",
 ]
 
 

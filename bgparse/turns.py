@@ -85,22 +85,9 @@ class GameRows:
         offered = kind in ("take", "drop", "beaver", "raccoon")
         # The Match ID without dice changes a few times a game: kept per game by what varies.
         owner = c.owner if c.owner in (0, 1) else -1
-        key = (c.value, owner, on_roll, side, offered)
-        raw = self.match_keys.get(key)
+        raw = self.match_keys.get((c.value, owner, on_roll, side, offered))
         if raw is None:
-            raw = self.match_keys[key] = _match_key(
-                game.length,
-                game.score,
-                c.value,
-                owner,
-                on_roll,
-                side,
-                game.crawford,
-                1,
-                offered,
-                0,
-                self.jacoby,
-            )
+            raw = self.match_key(game, c.value, owner, on_roll, side, offered)
         mid = (
             _match_id(raw, dice if dice is not None and kind in _ROLLS else _NO_DICE) if raw else ""
         )
@@ -143,6 +130,27 @@ class GameRows:
                 ),
             ),
         )
+
+    def match_key(
+        self, game: Game, value: int, owner: int, on_roll: int, side: int, offered: bool
+    ) -> bytes:
+        """The game's Match ID without dice for a cube, who is on roll and who acts, as its 9
+        bytes (b"" where it cannot be encoded), kept in `match_keys` by (value, owner,
+        on_roll, side, offered): those vary in a game, the rest does not."""
+        raw = self.match_keys[(value, owner, on_roll, side, offered)] = _match_key(
+            game.length,
+            game.score,
+            value,
+            owner,
+            on_roll,
+            side,
+            game.crawford,
+            1,
+            offered,
+            0,
+            self.jacoby,
+        )
+        return raw
 
     def offer(self, side: int, before: int, after_value: int, span: Span, offer: str) -> None:
         """A double, beaver or raccoon by `side` (its turn just counted), from the cube

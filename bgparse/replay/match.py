@@ -15,7 +15,7 @@ each game builds are `turns.py`'s.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -50,6 +50,12 @@ from bgparse.turns import GameRows
 from bgparse.verified import VerifiedGame, VerifiedMatch
 
 __all__ = ["GameState", "Replay", "replay", "rules_for"]
+
+_plain_play: Callable[[GameState, Action], bool] | None
+try:  # the typed plain roll, where setup.py built it (`plays.roll` is its reference)
+    from bgparse.replay._plain import plain_play as _plain_play
+except ImportError:
+    _plain_play = None
 
 
 def rules_for(record: MatchRecord, overrides: Mapping[str, Any] | None = None) -> RuleSet:
@@ -350,7 +356,9 @@ class Replay:
     def _action(self, g: GameState, a: Action, actions: tuple[Action, ...], i: int) -> None:
         t = type(a)
         if t is Roll or t is CannotMove:
-            plays.roll(self, g, a, actions, i)  # type: ignore[arg-type]
+            # A plain roll in typed C where it is built; the rest, and the reference, in `plays`.
+            if _plain_play is None or not _plain_play(g, a):
+                plays.roll(self, g, a, actions, i)  # type: ignore[arg-type]
         elif t is Double:
             cube.double(self, g, a)  # type: ignore[arg-type]
         elif t is Take or t is Drop:

@@ -104,10 +104,14 @@ def play_key(object steps):
     if n > 5:
         return None
     for i in range(n):
-        step = steps[i]
-        if not isinstance(step, tuple) or len(step) != 3:  # a Step is a named tuple
+        step = (<tuple>steps)[i]
+        if not isinstance(step, tuple) or len(<tuple>step) != 3:  # a Step is a named tuple
             return None
-        a, b, hit = step
+        # Read as a tuple (a named tuple is one): unpacking a tuple subclass goes through its
+        # iterator, three times the instructions.
+        a = (<tuple>step)[0]
+        b = (<tuple>step)[1]
+        hit = (<tuple>step)[2]
         if type(a) is not int or type(b) is not int or type(hit) is not bool:
             return None
         try:

@@ -1,0 +1,3 @@
+# Types of the compiled plain roll (bgparse/replay/_plain.pyx).
+
+def plain_play(g: object, a: object) -> bool: ...

@@ -1,0 +1,163 @@
+# cython: language_level=3
+"""The replay's plain roll in typed C, compiled by setup.py where it can: a roll whose play is
+written as single-die steps that use every die, legal in the order written, with nothing to
+report (the turn order kept, no double pending, the hits starred as made). Five rolls in six
+of a real record are that. `plays.roll` stays the reference and does everything else:
+`plain_play` answers False, having changed nothing the reference would not change the same
+way, and the replay hands the roll to it. tests/test_compiled.py holds replays with and
+without this lane identical on every corpus folder, generated matches and fuzz mutants.
+
+What it saves is the way through the reference, not the board work (`_speedups.play_steps`
+does that for both): the turn-order, dice and cube checks as verdict tuples, the check's
+`PlayCheck`, six Python calls a roll, and the stored turn's row built field by field."""
+
+cimport cython
+from cpython.object cimport PyObject_GenericSetAttr
+
+from bgparse.events import Roll
+from bgparse.rules._speedups import board_summary, match_id_text, play_steps
+from bgparse.rules.position import Position
+from bgparse.rules.steps import STEP_TABLE
+from bgparse.turns import play_info, written_play
+from bgparse.verified import Turn
+
+cdef object _tuple_new = tuple.__new__
+cdef object _new = object.__new__
+cdef tuple _steps = STEP_TABLE
+
+
+def plain_play(object g, object a):
+    """Replay roll `a` of the game `g` (the replay's GameState) where it is a plain one, as
+    `plays.roll` would: True when done, False for "not this case" (nothing changed that
+    matters: at most the board turned to the roller's view, as `Game.board` turns it)."""
+    cdef int side, d1, d2
+    if type(a) is not Roll:
+        return False
+    game = g.game
+    if game.over or not game.board_known:
+        return False
+    who = a.side
+    if type(who) is not int or (who != 0 and who != 1):
+        return False
+    side = who
+    last = game.last_roller
+    if last is not None and last == side:
+        return False  # the turn order broken: P006
+    cube = game.cube
+    if cube.pending is not None:
+        return False  # a double or beaver to settle first
+    dice = a.dice
+    if type(dice) is not tuple or len(dice) != 2:
+        return False
+    x = (<tuple>dice)[0]
+    y = (<tuple>dice)[1]
+    if type(x) is not int or type(y) is not int or not (1 <= x <= 6 and 1 <= y <= 6):
+        return False
+    d1 = x
+    d2 = y
+    if last is None and d1 == d2 and game.rules.variant == "standard":
+        return False  # a double as the opening roll
+    moves = a.moves
+    if type(moves) is not tuple or not moves:
+        return False  # no play written: a dance, or a roll before a resignation
+    for m in <tuple>moves:
+        points = m.points
+        if points[0] == 0 and points == (0, 0):
+            return False  # '0/0' for a die not played: N003
+    if game.side != side:
+        # Game.board: the board from the roller's view.
+        game.position = game.position.swap()
+        game.side = side
+    pos = game.position
+    if pos._checked is not True:
+        return False
+    mover = pos.mover
+    opponent = pos.opponent
+    done = play_steps(mover, opponent, d1, d2, moves, _steps, False)
+    if done is None or (<tuple>done)[3]:
+        return False  # not single steps using every die in order, or a hit star written wrong
+    rows = g.rows
+    keep = rows.keep
+    summary = None
+    if keep:
+        summary = board_summary(opponent, mover)
+        if summary is None:
+            return False
+    # Legal: the state changes as the reference changes it (Game.roll, the counts, the row,
+    # Game.moved).
+    game.last_roller = side
+    game.rolls[side] += 1
+    g.plays += 1
+    steps = (<tuple>done)[2]
+    if keep:
+        _play_row(rows, game, side, a, dice, steps, <tuple>summary)
+    else:
+        rows.n_turns += 1
+    game.moved(side, _after(<tuple>done, pos.checkers))
+    return True
+
+
+cdef object _after(tuple done, object checkers):
+    """The board after the play, the other side on roll, as `Position._make` makes it (and
+    `_speedups.verify_fast`): its fields stored in C, the frozen dataclass's setattr gone
+    round, which costs four calls of `object.__setattr__` in Python."""
+    after = _new(Position)
+    PyObject_GenericSetAttr(after, "mover", done[0])
+    PyObject_GenericSetAttr(after, "opponent", done[1])
+    PyObject_GenericSetAttr(after, "checkers", checkers)
+    PyObject_GenericSetAttr(after, "_checked", True)
+    return after
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef _play_row(object rows, object game, int side, object a, tuple dice, tuple steps,
+               tuple summary):
+    """`GameRows.turn` for a legal play (kind "play", the board before it, the game's cube)."""
+    rows.n_turns += 1
+    c = game.cube
+    value = c.value
+    owner = c.owner
+    if owner is None or (owner != 0 and owner != 1):
+        owner = -1
+    raw = rows.match_keys.get((value, owner, side, side, False))
+    if raw is None:
+        raw = rows.match_key(game, value, owner, side, side, False)
+    mid = match_id_text(raw, dice) if raw else ""
+    aways = rows.aways
+    if aways is None:
+        aways = rows.aways = (game.away(0), game.away(1))
+    info = play_info(steps)
+    written = a.text
+    if not written:
+        written = written_play(a)
+    span = a.span
+    rows.turns.append(
+        _tuple_new(
+            Turn,
+            (
+                rows.number,
+                rows.n_turns - 1,
+                side,
+                "play",
+                span.line,
+                span.column,
+                summary[0],
+                mid,
+                dice,
+                steps,
+                (<tuple>info)[0],
+                written,
+                (<tuple>info)[1],
+                (summary[1], summary[2]),
+                value,
+                owner,
+                True,
+                None,
+                game.score,
+                (<tuple>aways)[side],
+                game.crawford,
+                summary[3],
+            ),
+        )
+    )
