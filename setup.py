@@ -46,6 +46,7 @@ COMPILED = [
     "bgparse/readers/_cells.pyx",
     "bgparse/store/_arrays.pyx",
     "bgparse/replay/_plain.pyx",
+    "bgparse/store/_rows.pyx",
 ]
 
 

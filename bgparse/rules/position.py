@@ -197,6 +197,9 @@ class Position:
                 f"Position ID {position_id!r} decodes to an invalid position: "
                 + "; ".join(pos.defects())
             )
+        # Known to have no defects, as `ensure_valid` marks it: its own Position ID and its
+        # swap's are then encoded by the typed encoder (a match's identity asks for both).
+        object.__setattr__(pos, "_checked", True)
         return pos
 
     # --- views ------------------------------------------------------------------------------

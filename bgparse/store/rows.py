@@ -86,7 +86,7 @@ if tuple(TABLES["turns"].names) != _TURN_COLUMNS:
     raise ImportError(
         "bgparse.store.rows builds the turns' columns in another order than the schema's"
     )
-#: A `Turn`'s fields in the order `Rows._game` unpacks them.
+#: A `Turn`'s fields in the order `_turn_rows_python` unpacks them (`_rows.turn_rows` too).
 _TURN_FIELDS: Final = (
     "game",
     "ply",
@@ -193,10 +193,19 @@ def canonical_match(vm: VerifiedMatch) -> str:
     for g in vm.games:
         # The first position tells a game set up mid-way from one played from the start.
         lines.append(f"game\t{g.turns[0].position_id if g.turns else ''}")
-        for t in g.turns:
-            lines.append(f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.position_id}")
+        if g.turns:
+            text = _turn_lines(g.turns) if _turn_lines is not None else None
+            lines.append(text if text is not None else turn_lines_python(g.turns))
         lines.append(f"result\t{_final_board(g)}\t{g.winner}\t{g.points}")
     return "\n".join(lines) + "\n"
+
+
+def turn_lines_python(turns: tuple[Turn, ...]) -> str:
+    """A game's turns as lines of the canonical content: side, kind, roll (the higher die
+    first) and the Position ID before the turn. The reference of `_rows.turn_lines`."""
+    return "\n".join(
+        f"{t.side}\t{t.kind}\t{_roll_text(t.dice) or ''}\t{t.position_id}" for t in turns
+    )
 
 
 def _final_board(g: VerifiedGame) -> str:
@@ -317,11 +326,139 @@ def _batch(table: str, lists: Iterable[Sequence[Any]]) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=TABLES[table])
 
 
+def _turn_rows_python(
+    turns: tuple[Turn, ...], lists: list[list[Any]], uid: bytes, number: int
+) -> tuple[list[int], list[int], int]:
+    """A game's turns appended to the turns table's column lists (in the schema's order:
+    `Columns`), one pass, each value straight to its column; returns per turn the mover's turn
+    number and the rolls by either side before it, and the game's rolls. The reference of
+    `_rows.turn_rows`, which does it typed where setup.py built it."""
+    (
+        c_uid,
+        c_game,
+        c_ply,
+        c_side,
+        c_kind,
+        c_move_no,
+        c_rolls_before,
+        c_pid,
+        c_mid,
+        c_die1,
+        c_die2,
+        c_roll,
+        c_doublet,
+        c_play,
+        c_written,
+        c_steps,
+        c_hits,
+        c_pips_mover,
+        c_pips_opponent,
+        c_race,
+        c_cube_value,
+        c_cube_owner,
+        c_score_mover,
+        c_score_opponent,
+        c_away_mover,
+        c_away_opponent,
+        c_crawford,
+        c_legal,
+        c_n_legal,
+        c_line,
+        c_column,
+    ) = lists
+    move_no: list[int] = []
+    rolls_before: list[int] = []
+    moves = [0, 0]
+    before = 0
+    texts = _ROLL_TEXT
+    for t in turns:
+        (
+            _,
+            ply,
+            s,
+            k,
+            line,
+            column,
+            pid,
+            mid,
+            d,
+            steps,
+            play,
+            written,
+            hits,
+            pips,
+            cube_value,
+            cube_owner,
+            legal,
+            n_legal,
+            score,
+            away_pair,
+            crawford,
+            race,
+        ) = t
+        mover_move = moves[s] + 1
+        move_no.append(mover_move)
+        rolls_before.append(before)
+        c_move_no.append(mover_move)
+        c_rolls_before.append(before)
+        if d is not None:
+            if k in _ROLL_KINDS:
+                moves[s] = mover_move
+                before += 1
+            c_die1.append(d[0])
+            c_die2.append(d[1])
+            c_roll.append(texts[d] if d in texts else _roll_text(d))
+            c_doublet.append(d[0] == d[1])
+        else:
+            c_die1.append(None)
+            c_die2.append(None)
+            c_roll.append(None)
+            c_doublet.append(None)
+        c_uid.append(uid)
+        c_game.append(number)
+        c_ply.append(ply)
+        c_side.append(s)
+        c_kind.append(k)
+        c_pid.append(pid or None)
+        c_mid.append(mid or None)
+        c_play.append(play or None)
+        c_written.append(written or None)
+        c_steps.append(steps if k == "play" else None)  # a tuple: Arrow takes it as a list
+        c_hits.append(hits)
+        c_pips_mover.append(pips[0])
+        c_pips_opponent.append(pips[1])
+        c_race.append(race)
+        c_cube_value.append(cube_value)
+        c_cube_owner.append(cube_owner)
+        c_score_mover.append(score[s])
+        c_score_opponent.append(score[1 - s])
+        if away_pair:
+            c_away_mover.append(away_pair[0])
+            c_away_opponent.append(away_pair[1])
+        else:
+            c_away_mover.append(None)
+            c_away_opponent.append(None)
+        c_crawford.append(crawford)
+        c_legal.append(legal)
+        c_n_legal.append(n_legal)
+        c_line.append(line)
+        c_column.append(column)
+    return move_no, rolls_before, before
+
+
 _typed_array: Callable[[Any, pa.DataType], pa.Array | None] | None
 try:  # the typed C conversion of a column list, where setup.py built it
     from bgparse.store._arrays import typed_array as _typed_array
 except ImportError:
     _typed_array = None
+
+_turn_rows: Callable[..., tuple[list[int], list[int], int] | None] | None
+_turn_lines: Callable[[tuple[Turn, ...]], str | None] | None
+try:  # the typed C loops over a game's turns, where setup.py built them
+    from bgparse.store._rows import turn_lines as _turn_lines
+    from bgparse.store._rows import turn_rows as _turn_rows
+except ImportError:
+    _turn_lines = _turn_rows = None
 
 
 #: Each table's (column name, Arrow type), looked up once: reading them from the schema
@@ -484,8 +621,11 @@ class Rows:
                 parts = self.done.get(key, [])
                 if rows or not parts:
                     # A table opened for a match with no rows in it (a game with no turns)
-                    # gives an empty batch.
-                    parts = [*parts, whole.slice(start, rows)]
+                    # gives an empty batch. A partition's slice of a table shared with others
+                    # is copied into buffers of its own: a slice keeps its whole table's
+                    # buffers alive, and a dataset's buffer would count them for each.
+                    part = whole.slice(start, rows)
+                    parts = [*parts, pa.concat_batches([part]) if len(held) > 1 else part]
                 start += rows
                 out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
         return out
@@ -660,121 +800,12 @@ class Rows:
                 "line": g.line,
             }
         )
-        # One pass over the turns, each value appended straight to its column (a list per
-        # column, in the schema's order: `Columns`); every list grows by one per turn.
-        cols = self.table("turns", source, year)
-        (
-            c_uid,
-            c_game,
-            c_ply,
-            c_side,
-            c_kind,
-            c_move_no,
-            c_rolls_before,
-            c_pid,
-            c_mid,
-            c_die1,
-            c_die2,
-            c_roll,
-            c_doublet,
-            c_play,
-            c_written,
-            c_steps,
-            c_hits,
-            c_pips_mover,
-            c_pips_opponent,
-            c_race,
-            c_cube_value,
-            c_cube_owner,
-            c_score_mover,
-            c_score_opponent,
-            c_away_mover,
-            c_away_opponent,
-            c_crawford,
-            c_legal,
-            c_n_legal,
-            c_line,
-            c_column,
-        ) = cols.lists
-        move_no: list[int] = []
-        rolls_before: list[int] = []
-        moves = [0, 0]
-        before = 0
-        number = g.number
-        texts = _ROLL_TEXT
-        for t in turns:
-            (
-                _,
-                ply,
-                s,
-                k,
-                line,
-                column,
-                pid,
-                mid,
-                d,
-                steps,
-                play,
-                written,
-                hits,
-                pips,
-                cube_value,
-                cube_owner,
-                legal,
-                n_legal,
-                score,
-                away_pair,
-                crawford,
-                race,
-            ) = t
-            mover_move = moves[s] + 1
-            move_no.append(mover_move)
-            rolls_before.append(before)
-            c_move_no.append(mover_move)
-            c_rolls_before.append(before)
-            if d is not None:
-                if k in _ROLL_KINDS:
-                    moves[s] = mover_move
-                    before += 1
-                c_die1.append(d[0])
-                c_die2.append(d[1])
-                c_roll.append(texts[d] if d in texts else _roll_text(d))
-                c_doublet.append(d[0] == d[1])
-            else:
-                c_die1.append(None)
-                c_die2.append(None)
-                c_roll.append(None)
-                c_doublet.append(None)
-            c_uid.append(uid)
-            c_game.append(number)
-            c_ply.append(ply)
-            c_side.append(s)
-            c_kind.append(k)
-            c_pid.append(pid or None)
-            c_mid.append(mid or None)
-            c_play.append(play or None)
-            c_written.append(written or None)
-            c_steps.append(steps if k == "play" else None)  # a tuple: Arrow takes it as a list
-            c_hits.append(hits)
-            c_pips_mover.append(pips[0])
-            c_pips_opponent.append(pips[1])
-            c_race.append(race)
-            c_cube_value.append(cube_value)
-            c_cube_owner.append(cube_owner)
-            c_score_mover.append(score[s])
-            c_score_opponent.append(score[1 - s])
-            if away_pair:
-                c_away_mover.append(away_pair[0])
-                c_away_opponent.append(away_pair[1])
-            else:
-                c_away_mover.append(None)
-                c_away_opponent.append(None)
-            c_crawford.append(crawford)
-            c_legal.append(legal)
-            c_n_legal.append(n_legal)
-            c_line.append(line)
-            c_column.append(column)
-        return move_no, rolls_before, before
+        lists = self.table("turns", source, year).lists
+        if _turn_rows is not None:
+            done = _turn_rows(turns, lists, uid, g.number, _ROLL_TEXT, _roll_text, _ROLL_KINDS)
+            if done is not None:
+                return done
+        return _turn_rows_python(turns, lists, uid, g.number)
 
     def _cube_actions(
         self,

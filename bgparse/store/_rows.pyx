@@ -1,0 +1,227 @@
+# cython: language_level=3
+"""The store's two loops over every turn of a match, in typed C: a game's turns as the lines
+of the match's canonical content (`rows.turn_lines_python`, the reference) and as the rows of
+the turns table (`Rows._turn_rows_python`, the reference). setup.py compiles this module where
+it can; without it the references do the work. Both answer None for anything but the shapes
+the replay makes (a turn a 22-field tuple, sides 0 and 1, ASCII texts, dice of one digit),
+and the reference then does the whole game: tests/store/test_rows_typed.py holds the two to
+the same answers on the corpus and on turns made odd on purpose."""
+
+cimport cython
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
+from cpython.dict cimport PyDict_GetItem
+from cpython.list cimport PyList_Append
+from cpython.object cimport PyObject, PyObject_IsTrue, PyObject_RichCompare, Py_EQ
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
+from cpython.unicode cimport PyUnicode_DecodeASCII
+from libc.string cimport memcpy
+
+
+cdef extern from "Python.h":
+    bint PyUnicode_IS_ASCII(object text)
+    void *PyUnicode_DATA(object text)
+    Py_ssize_t PyUnicode_GET_LENGTH(object text)
+
+
+# Fields of a Turn (bgparse.verified.Turn) by position, and the characters written.
+cdef enum:
+    _SIDE = 2
+    _KIND = 3
+    _PID = 6
+    _DICE = 8
+    _FIELDS = 22
+    _TAB = 9
+    _NEWLINE = 10
+    _ZERO = 48
+
+
+cdef inline object _field(object turn, Py_ssize_t i):
+    return <object>PyTuple_GET_ITEM(turn, i)
+
+
+cdef inline bint _ascii(object text):
+    return type(text) is str and PyUnicode_IS_ASCII(text)
+
+
+cdef inline int _digit(object value):
+    """A one-digit int's value, else -1."""
+    if type(value) is not int:
+        return -1
+    if value < 0 or value > 9:
+        return -1
+    return <int>value
+
+
+def turn_lines(object turns):
+    """`rows.turn_lines_python(turns)`: per turn "side<TAB>kind<TAB>roll<TAB>Position ID",
+    joined by newlines, the roll the higher die first ("" without dice); None where a turn is
+    not of the usual shape."""
+    cdef Py_ssize_t n, i, size = 0, at = 0, lk, lp
+    cdef int side, a, b
+    cdef char *out
+    if type(turns) is not tuple:
+        return None
+    n = PyTuple_GET_SIZE(turns)
+    if n == 0:
+        return ""
+    # First pass: check every turn and size the text.
+    for i in range(n):
+        t = <object>PyTuple_GET_ITEM(turns, i)
+        if not isinstance(t, tuple) or PyTuple_GET_SIZE(t) != _FIELDS:
+            return None
+        if _digit(_field(t, _SIDE)) < 0:
+            return None
+        kind = _field(t, _KIND)
+        pid = _field(t, _PID)
+        if not _ascii(kind) or not _ascii(pid):
+            return None
+        dice = _field(t, _DICE)
+        if dice is not None:
+            if type(dice) is not tuple or PyTuple_GET_SIZE(dice) != 2:
+                return None
+            if _digit(_field(dice, 0)) < 0 or _digit(_field(dice, 1)) < 0:
+                return None
+            size += 2
+        # side, three tabs and a newline (none after the last line), the texts.
+        size += 5 + PyUnicode_GET_LENGTH(kind) + PyUnicode_GET_LENGTH(pid)
+    buf = bytearray(size)
+    out = PyByteArray_AS_STRING(buf)
+    for i in range(n):
+        t = <object>PyTuple_GET_ITEM(turns, i)
+        if i:
+            out[at] = _NEWLINE
+            at += 1
+        out[at] = <char>(_ZERO + <int>_field(t, _SIDE))
+        out[at + 1] = _TAB
+        at += 2
+        kind = _field(t, _KIND)
+        lk = PyUnicode_GET_LENGTH(kind)
+        memcpy(out + at, PyUnicode_DATA(kind), lk)
+        at += lk
+        out[at] = _TAB
+        at += 1
+        dice = _field(t, _DICE)
+        if dice is not None:
+            a = <int>_field(dice, 0)
+            b = <int>_field(dice, 1)
+            out[at] = <char>(_ZERO + (a if a > b else b))
+            out[at + 1] = <char>(_ZERO + (b if a > b else a))
+            at += 2
+        out[at] = _TAB
+        at += 1
+        pid = _field(t, _PID)
+        lp = PyUnicode_GET_LENGTH(pid)
+        memcpy(out + at, PyUnicode_DATA(pid), lp)
+        at += lp
+    return PyUnicode_DecodeASCII(out, at, NULL)
+
+
+cdef inline object _or_none(object value):
+    return value if PyObject_IsTrue(value) else None
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def turn_rows(object turns, list lists, object uid, object number, dict texts,
+              object roll_text, object roll_kinds):
+    """`Rows._turn_rows_python`: a game's turns appended to the turns table's column lists
+    (`lists`, in the schema's order); returns (each turn's move number, each turn's rolls
+    before it, the game's rolls), or None, having appended nothing, where a turn is not of
+    the usual shape. `texts` is the roll texts by dice, `roll_text` their function for dice
+    not in it, `roll_kinds` the kinds that roll."""
+    cdef Py_ssize_t n, i
+    cdef int s, before = 0, mover_move
+    cdef int moves[2]
+    cdef list move_no = [], rolls_before = []
+    cdef PyObject *text
+    if type(turns) is not tuple or len(lists) != 31:
+        return None
+    for c in lists:
+        if type(c) is not list:
+            return None
+    n = PyTuple_GET_SIZE(turns)
+    for i in range(n):
+        t = <object>PyTuple_GET_ITEM(turns, i)
+        if not isinstance(t, tuple) or PyTuple_GET_SIZE(t) != _FIELDS:
+            return None
+        side = _field(t, _SIDE)
+        if type(side) is not int or (side != 0 and side != 1):
+            return None
+        d = _field(t, _DICE)
+        if d is not None and (type(d) is not tuple or PyTuple_GET_SIZE(d) != 2):
+            return None
+        pips = _field(t, 13)
+        score = _field(t, 18)
+        if type(pips) is not tuple or PyTuple_GET_SIZE(pips) != 2:
+            return None
+        if type(score) is not tuple or PyTuple_GET_SIZE(score) != 2:
+            return None
+        away = _field(t, 19)
+        if away is not None and (type(away) is not tuple or PyTuple_GET_SIZE(away) != 2):
+            return None
+    (c_uid, c_game, c_ply, c_side, c_kind, c_move_no, c_rolls_before, c_pid, c_mid, c_die1,
+     c_die2, c_roll, c_doublet, c_play, c_written, c_steps, c_hits, c_pips_mover,
+     c_pips_opponent, c_race, c_cube_value, c_cube_owner, c_score_mover, c_score_opponent,
+     c_away_mover, c_away_opponent, c_crawford, c_legal, c_n_legal, c_line,
+     c_column) = lists
+    moves[0] = 0
+    moves[1] = 0
+    for i in range(n):
+        t = <object>PyTuple_GET_ITEM(turns, i)
+        s = <int>_field(t, _SIDE)
+        k = _field(t, _KIND)
+        mover_move = moves[s] + 1
+        PyList_Append(move_no, mover_move)
+        PyList_Append(rolls_before, before)
+        PyList_Append(c_move_no, mover_move)
+        PyList_Append(c_rolls_before, before)
+        d = _field(t, _DICE)
+        if d is not None:
+            if k in roll_kinds:
+                moves[s] = mover_move
+                before += 1
+            d0 = _field(d, 0)
+            d1 = _field(d, 1)
+            PyList_Append(c_die1, d0)
+            PyList_Append(c_die2, d1)
+            text = PyDict_GetItem(texts, d)
+            PyList_Append(c_roll, <object>text if text is not NULL else roll_text(d))
+            PyList_Append(c_doublet, PyObject_RichCompare(d0, d1, Py_EQ))
+        else:
+            PyList_Append(c_die1, None)
+            PyList_Append(c_die2, None)
+            PyList_Append(c_roll, None)
+            PyList_Append(c_doublet, None)
+        PyList_Append(c_uid, uid)
+        PyList_Append(c_game, number)
+        PyList_Append(c_ply, _field(t, 1))
+        PyList_Append(c_side, _field(t, _SIDE))
+        PyList_Append(c_kind, k)
+        PyList_Append(c_pid, _or_none(_field(t, _PID)))
+        PyList_Append(c_mid, _or_none(_field(t, 7)))
+        PyList_Append(c_play, _or_none(_field(t, 10)))
+        PyList_Append(c_written, _or_none(_field(t, 11)))
+        PyList_Append(c_steps, _field(t, 9) if k == "play" else None)
+        PyList_Append(c_hits, _field(t, 12))
+        pips = _field(t, 13)
+        PyList_Append(c_pips_mover, _field(pips, 0))
+        PyList_Append(c_pips_opponent, _field(pips, 1))
+        PyList_Append(c_race, _field(t, 21))
+        PyList_Append(c_cube_value, _field(t, 14))
+        PyList_Append(c_cube_owner, _field(t, 15))
+        score = _field(t, 18)
+        PyList_Append(c_score_mover, _field(score, s))
+        PyList_Append(c_score_opponent, _field(score, 1 - s))
+        away = _field(t, 19)
+        if away is not None and PyObject_IsTrue(away):
+            PyList_Append(c_away_mover, _field(away, 0))
+            PyList_Append(c_away_opponent, _field(away, 1))
+        else:
+            PyList_Append(c_away_mover, None)
+            PyList_Append(c_away_opponent, None)
+        PyList_Append(c_crawford, _field(t, 20))
+        PyList_Append(c_legal, _field(t, 16))
+        PyList_Append(c_n_legal, _field(t, 17))
+        PyList_Append(c_line, _field(t, 4))
+        PyList_Append(c_column, _field(t, 5))
+    return move_no, rolls_before, before
