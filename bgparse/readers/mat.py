@@ -72,7 +72,7 @@ _tuple_new = tuple.__new__
 _MATCH_LINE = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.M | re.I)
 #: The same lines found from the newline before them: a search skips to a literal first
 #: character, where a pattern led by `^` is tried at every character (four times slower, and
-#: a twentieth of an import's instructions with the game lines').
+#: a sixteenth of an import's instructions with the game lines').
 _MATCH_LINE_AFTER_NL = re.compile("\n" + _MATCH_LINE.pattern[1:], re.M | re.I)
 _GAME_LINE_AFTER_NL = re.compile(r"\n[ \t]*game[ \t]+-?\d+\b", re.I)
 # Possessive runs: with a lazy name between two blank runs, a line of `[` and thousands of blanks

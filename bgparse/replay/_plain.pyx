@@ -4,7 +4,7 @@ written as single-die steps that use every die, legal in the order written, with
 report (the turn order kept, no double pending, the hits starred as made). Five rolls in six
 of a real record are that. `plays.roll` stays the reference and does everything else:
 `plain_play` answers False, having changed nothing the reference would not change the same
-way, and the replay hands the roll to it. tests/test_compiled.py holds replays with and
+way, and the replay hands the roll to it. tests/test_plain_lane.py holds replays with and
 without this lane identical on every corpus folder, generated matches and fuzz mutants.
 
 What it saves is the way through the reference, not the board work (`_speedups.play_steps`

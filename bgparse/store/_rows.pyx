@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The store's two loops over every turn of a match, in typed C: a game's turns as the lines
 of the match's canonical content (`rows.turn_lines_python`, the reference) and as the rows of
-the turns table (`Rows._turn_rows_python`, the reference). setup.py compiles this module where
+the turns table (`rows._turn_rows_python`, the reference). setup.py compiles this module where
 it can; without it the references do the work. Both answer None for anything but the shapes
 the replay makes (a turn a 22-field tuple, sides 0 and 1, ASCII texts, dice of one digit),
 and the reference then does the whole game: tests/store/test_rows_typed.py holds the two to
@@ -124,7 +124,7 @@ cdef inline object _or_none(object value):
 @cython.wraparound(False)
 def turn_rows(object turns, list lists, object uid, object number, dict texts,
               object roll_text, object roll_kinds):
-    """`Rows._turn_rows_python`: a game's turns appended to the turns table's column lists
+    """`rows._turn_rows_python`: a game's turns appended to the turns table's column lists
     (`lists`, in the schema's order); returns (each turn's move number, each turn's rolls
     before it, the game's rolls), or None, having appended nothing, where a turn is not of
     the usual shape. `texts` is the roll texts by dice, `roll_text` their function for dice
