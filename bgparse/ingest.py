@@ -214,13 +214,8 @@ class UnitResult:
 
     files: list[FileResult]
     ipc: dict[PartKey, bytes]
-    #: The batches themselves, where the unit ran in the importing process (`_Inline`):
-    #: nothing to send, so nothing serialized.
-    tables: dict[PartKey, pa.RecordBatch] | None = None
 
     def batches(self) -> dict[PartKey, pa.RecordBatch]:
-        if self.tables is not None:
-            return self.tables
         return {
             key: pa.ipc.read_record_batch(pa.py_buffer(data), TABLES[key[0]])
             for key, data in self.ipc.items()
@@ -331,19 +326,14 @@ def _process_read(
 
 
 def process_unit(
-    tasks: Sequence[FileTask],
-    ctx: ImportContext,
-    verify: Verify = verify_file,
-    *,
-    here: bool = False,
+    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify = verify_file
 ) -> UnitResult:
     """The work sent to one worker: a few files at a time, so the pool's overhead is paid per
-    chunk, not per small file. `here`: run in the importing process, the batches kept as they
-    are instead of serialized for sending."""
+    chunk, not per small file."""
     if not tasks:
         return UnitResult([], {})
     with _unit_garbage():
-        return _process_unit(tasks, ctx, verify, here)
+        return _process_unit(tasks, ctx, verify)
 
 
 @contextlib.contextmanager
@@ -368,12 +358,8 @@ def _unit_garbage() -> Iterator[None]:
             gc.enable()
 
 
-def _process_unit(
-    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify, here: bool = False
-) -> UnitResult:
+def _process_unit(tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify) -> UnitResult:
     files, batches = unit_batches(tasks, ctx, verify)
-    if here:
-        return UnitResult(files, {}, batches)
     ipc = {key: batch.serialize().to_pybytes() for key, batch in batches.items()}
     return UnitResult(files, ipc)
 
@@ -1327,10 +1313,7 @@ def _pump(
             with booking():
                 fut: Future[UnitResult | UnitParts]
                 if target is None:
-                    if isinstance(executor, _Inline):
-                        fut = executor.submit(process_unit, chunk, ctx, verify, here=True)
-                    else:
-                        fut = executor.submit(process_unit, chunk, ctx, verify)
+                    fut = executor.submit(process_unit, chunk, ctx, verify)
                 else:
                     fut = executor.submit(write_unit, chunk, ctx, verify, target, units)
                     units += 1

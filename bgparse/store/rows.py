@@ -621,11 +621,8 @@ class Rows:
                 parts = self.done.get(key, [])
                 if rows or not parts:
                     # A table opened for a match with no rows in it (a game with no turns)
-                    # gives an empty batch. A partition's slice of a table shared with others
-                    # is copied into buffers of its own: a slice keeps its whole table's
-                    # buffers alive, and a dataset's buffer would count them for each.
-                    part = whole.slice(start, rows)
-                    parts = [*parts, pa.concat_batches([part]) if len(held) > 1 else part]
+                    # gives an empty batch.
+                    parts = [*parts, whole.slice(start, rows)]
                 start += rows
                 out[key] = parts[0] if len(parts) == 1 else pa.concat_batches(parts)
         return out
