@@ -9,8 +9,10 @@ way, and the replay hands the roll to it. tests/test_plain_lane.py holds replays
 without this lane identical on every corpus folder, generated matches and fuzz mutants.
 
 What it saves is the way through the reference, not the board work (`_speedups.play_steps`
-does that for both): the turn-order, dice and cube checks as verdict tuples, the check's
-`PlayCheck`, six Python calls a roll, and the stored turn's row built field by field."""
+does that for both) nor the game's state (`Game.board`, `Game.roll` and `Game.moved` change
+it for both): the turn-order and cube checks as verdict tuples, the check's chain of calls
+down to the board work and its `PlayCheck`, a dance's legal plays generated to find none,
+and the stored turn's row built field by field."""
 
 cimport cython
 from cpython.object cimport PyObject_GenericSetAttr
@@ -65,11 +67,7 @@ def plain_play(object g, object a):
         points = m.points
         if points[0] == 0 and points == (0, 0):
             return False  # '0/0' for a die not played: N003
-    if game.side != side:
-        # Game.board: the board from the roller's view.
-        game.position = game.position.swap()
-        game.side = side
-    pos = game.position
+    pos = game.board(side)  # the board from the roller's view
     if pos._checked is not True:
         return False
     mover = pos.mover
@@ -96,9 +94,9 @@ def plain_play(object g, object a):
         if summary is None:
             return False
     # Legal: the state changes as the reference changes it (Game.roll, the counts, the row,
-    # Game.moved).
-    game.last_roller = side
-    game.rolls[side] += 1
+    # Game.moved). The checks above are Game.roll's own: it has no verdict to give here.
+    if game.roll(side, dice):
+        raise AssertionError(f"plain_play let through a roll Game.roll judges: {dice}")
     g.plays += 1
     if kind == "dance":
         g.dances += 1
