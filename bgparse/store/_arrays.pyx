@@ -87,6 +87,17 @@ cdef inline void _set(unsigned char *bits, Py_ssize_t i) noexcept:
     bits[i >> 3] |= <unsigned char>(1 << (i & 7))
 
 
+cdef inline bint _null(PyObject *v, unsigned char *valid, Py_ssize_t i,
+                       Py_ssize_t *nulls) noexcept:
+    """Whether row i's value `v` is None: then its validity bit is cleared and it is counted.
+    Every typed loop asks it first of each value."""
+    if v != <PyObject *>_NONE:
+        return False
+    _clear(valid, i)
+    nulls[0] += 1
+    return True
+
+
 cdef object _validity(Py_ssize_t n):
     """A validity bitmap of n slots, all valid until a None clears its bit (`_clear`); passed
     on to Arrow only if one did (`_nulls`)."""
@@ -121,9 +132,7 @@ cdef object _ints(list values, object kind, int width, long long lo, long long h
     cdef PyObject *v
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
-        if v == <PyObject *>_NONE:
-            _clear(vb, i)
-            nulls += 1
+        if _null(v, vb, i, &nulls):
             x = 0
         elif not _int_in(v, lo, hi, &x):
             return None
@@ -154,9 +163,8 @@ cdef object _bools(list values):
             _set(d, i)
         elif v == <PyObject *>_FALSE:
             pass
-        elif v == <PyObject *>_NONE:
-            _clear(vb, i)
-            nulls += 1
+        elif _null(v, vb, i, &nulls):
+            pass
         else:
             return None
     return pa.Array.from_buffers(_BOOL, n, [_nulls(valid, nulls), pa.py_buffer(data)], null_count=nulls)
@@ -180,9 +188,8 @@ cdef object _strings(list values):
     off[0] = 0
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
-        if v == <PyObject *>_NONE:
-            _clear(vb, i)
-            nulls += 1
+        if _null(v, vb, i, &nulls):
+            pass
         elif type(<object>v) is str:
             try:
                 s = PyUnicode_AsUTF8AndSize(<object>v, &size)
@@ -218,9 +225,7 @@ cdef object _fixed16(list values):
     cdef PyObject *v
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
-        if v == <PyObject *>_NONE:
-            _clear(vb, i)
-            nulls += 1
+        if _null(v, vb, i, &nulls):
             memset(d + 16 * i, 0, 16)
         elif type(<object>v) is bytes and PyBytes_GET_SIZE(<object>v) == 16:
             memcpy(d + 16 * i, PyBytes_AS_STRING(<object>v), 16)
@@ -270,9 +275,7 @@ cdef object _steps(list values, object kind):
     off[0] = 0
     for i in range(n):
         v = PyList_GET_ITEM(values, i)
-        if v == <PyObject *>_NONE:
-            _clear(vb, i)
-            nulls += 1
+        if _null(v, vb, i, &nulls):
             off[i + 1] = <int32_t>k
             continue
         is_list = type(<object>v) is list
