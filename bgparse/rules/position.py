@@ -199,7 +199,7 @@ class Position:
             )
         # Known to have no defects, as `ensure_valid` marks it: its own Position ID and its
         # swap's are then encoded by the typed encoder (a match's identity asks for both).
-        object.__setattr__(pos, "_checked", True)
+        _set(pos, "_checked", True)
         return pos
 
     # --- views ------------------------------------------------------------------------------
