@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import stat
+import sys
 from functools import cache
 from pathlib import Path
 
-__all__ = ["grammar_path", "pipelines_dir", "read_grammar"]
+__all__ = ["grammar_cache", "grammar_path", "pipelines_dir", "read_grammar"]
 
 _PKG = Path(__file__).resolve().parent
 
@@ -26,6 +30,57 @@ def grammar_path(name: str) -> Path:
 @cache
 def read_grammar(name: str) -> str:
     return grammar_path(name).read_text(encoding="utf-8")
+
+
+#: Where analysed grammars are kept between processes: this variable's folder, none where it
+#: is set empty; unset, the user's cache folder (`$XDG_CACHE_HOME` or `~/.cache`) + bgparse.
+CACHE_ENV = "BGPARSE_CACHE_DIR"
+
+
+def grammar_cache(name: str) -> str | bool:
+    """The file where lark keeps its analysis of grammar `name` (its `cache` option), or False
+    where there is no safe place for it. Building the parser tables costs each process about
+    0.2 s (every CLI call, every import worker); loading them, about 2 ms.
+
+    Lark's own `cache=True` file sits at a predictable name in the shared temporary folder,
+    and lark unpickles what it finds there: anyone able to write that file first could run
+    code as the user. So the file lives in a folder only the user can write to, or nowhere.
+    Its name carries a digest of the grammar and of lark's version (lark also checks the
+    digest it writes inside); an unreadable or torn file only makes lark build the tables
+    again and write them anew."""
+    folder = _cache_folder()
+    if folder is None:
+        return False
+    import lark
+
+    key = f"{read_grammar(name)}\0{lark.__version__}\0{sys.version_info[:2]}"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
+    return str(folder / f"{Path(name).stem}-{digest}.lark-cache")
+
+
+@cache
+def _cache_folder() -> Path | None:
+    configured = os.environ.get(CACHE_ENV)
+    if configured is not None:
+        if not configured:
+            return None
+        folder = Path(configured)
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        if not os.path.isabs(base):
+            return None
+        folder = Path(base) / "bgparse"
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = folder.stat()
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None and (st.st_uid != getuid() or st.st_mode & 0o022):
+        return None  # someone else's folder, or one others may write to
+    return folder
 
 
 def pipelines_dir() -> Path:

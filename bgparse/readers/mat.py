@@ -53,7 +53,7 @@ from bgparse.readers.numbers import (
     read_int,
     too_large_message,
 )
-from bgparse.resources import read_grammar
+from bgparse.resources import grammar_cache, read_grammar
 
 __all__ = [
     "MAX_MATCH_LENGTH",
@@ -140,6 +140,7 @@ class _Bodies(Transformer[Token, Any]):
 def _parser() -> Lark:
     return Lark(
         read_grammar("mat.lark"),
+        cache=grammar_cache("mat.lark"),
         parser="lalr",
         lexer="contextual",
         start=["game", "line", "cells"],

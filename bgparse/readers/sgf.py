@@ -111,7 +111,7 @@ from bgparse.readers.numbers import (
     read_int,
     too_large_message,
 )
-from bgparse.resources import read_grammar
+from bgparse.resources import grammar_cache, read_grammar
 
 __all__ = ["MAX_SGF_BYTES", "iter_sgf_matches", "looks_like_sgf"]
 
@@ -196,6 +196,7 @@ class _Builder(Transformer[Token, object]):
 def _parser() -> Lark:
     return Lark(
         read_grammar("sgf.lark"),
+        cache=grammar_cache("sgf.lark"),
         parser="lalr",
         lexer="contextual",
         transformer=_Builder(),

@@ -1,0 +1,129 @@
+"""The analysed grammars kept between processes (`bgparse.resources.grammar_cache`): the same
+findings with and without the cache file, a torn or foreign file ignored and written anew, no
+cache in a folder others may write to."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bgparse import resources
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "sample_logs").rglob("*"))
+INPUTS = [str(p) for p in SAMPLES if p.is_file()]
+
+
+def _validate(cache: str) -> list[object]:
+    """`bgparse validate --format json` of every sample (both grammars) in a fresh process,
+    with BGPARSE_CACHE_DIR set to `cache`."""
+    env = dict(os.environ, BGPARSE_CACHE_DIR=cache)
+    done = subprocess.run(
+        [sys.executable, "-m", "bgparse", "validate", "--format", "json", *INPUTS],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def _cache_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.lark-cache"))
+
+
+@pytest.fixture(scope="module")
+def uncached() -> list[object]:
+    records = _validate("")
+    assert len(records) >= len(INPUTS)
+    return records
+
+
+def test_samples_cover_both_grammars() -> None:
+    assert any(p.endswith(".sgf") for p in INPUTS)
+    assert any(p.endswith(".mat") for p in INPUTS)
+
+
+def test_written_then_loaded_gives_the_same_findings(
+    tmp_path: Path, uncached: list[object]
+) -> None:
+    folder = tmp_path / "cache"
+    first = _validate(str(folder))
+    files = _cache_files(folder)
+    assert [f.name.split("-")[0] for f in files] == ["mat", "sgf"]
+    stamps = [f.stat().st_mtime_ns for f in files]
+    second = _validate(str(folder))  # loads both files, writes nothing
+    assert [f.stat().st_mtime_ns for f in _cache_files(folder)] == stamps
+    assert first == uncached
+    assert second == uncached
+    if hasattr(os, "getuid"):
+        assert folder.stat().st_mode & 0o777 == 0o700
+
+
+@pytest.mark.parametrize("damage", ["torn", "foreign", "empty"])
+def test_a_damaged_file_is_built_again(tmp_path: Path, uncached: list[object], damage: str) -> None:
+    folder = tmp_path / "cache"
+    _validate(str(folder))
+    good = {f: f.read_bytes() for f in _cache_files(folder)}
+    for f, data in good.items():
+        if damage == "torn":
+            f.write_bytes(data[: len(data) // 2])
+        elif damage == "foreign":
+            f.write_bytes(b"0" * 64 + b"\n" + data[65:])  # another grammar's digest
+        else:
+            f.write_bytes(b"")
+    assert _validate(str(folder)) == uncached
+    # Written anew, whole: the next process loads it and writes nothing.
+    stamps = [f.stat().st_mtime_ns for f in good]
+    assert all(f.stat().st_size > len(good[f]) // 2 for f in good)
+    assert _validate(str(folder)) == uncached
+    assert [f.stat().st_mtime_ns for f in good] == stamps
+
+
+def test_no_cache_where_others_may_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not hasattr(os, "getuid"):
+        pytest.skip("ownership and modes are POSIX")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv(resources.CACHE_ENV, str(shared))
+    resources._cache_folder.cache_clear()
+    try:
+        assert resources.grammar_cache("mat.lark") is False
+        shared.chmod(0o700)
+        resources._cache_folder.cache_clear()
+        path = resources.grammar_cache("mat.lark")
+        assert isinstance(path, str) and Path(path).parent == shared
+        monkeypatch.setenv(resources.CACHE_ENV, "")
+        resources._cache_folder.cache_clear()
+        assert resources.grammar_cache("sgf.lark") is False
+        not_a_folder = tmp_path / "file"
+        not_a_folder.write_text("x")
+        monkeypatch.setenv(resources.CACHE_ENV, str(not_a_folder))
+        resources._cache_folder.cache_clear()
+        assert resources.grammar_cache("sgf.lark") is False
+    finally:
+        resources._cache_folder.cache_clear()
+
+
+def test_the_name_follows_the_grammar(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(resources.CACHE_ENV, str(tmp_path))
+    resources._cache_folder.cache_clear()
+    try:
+        mat, sgf = resources.grammar_cache("mat.lark"), resources.grammar_cache("sgf.lark")
+        assert isinstance(mat, str) and isinstance(sgf, str) and mat != sgf
+        text = resources.read_grammar("mat.lark")
+        resources.read_grammar.cache_clear()
+        monkeypatch.setattr(resources, "grammar_path", lambda name: tmp_path / "g.lark")
+        (tmp_path / "g.lark").write_text(text + "\n")
+        assert resources.grammar_cache("mat.lark") != mat  # a changed grammar: another file
+    finally:
+        resources.read_grammar.cache_clear()
+        resources._cache_folder.cache_clear()
