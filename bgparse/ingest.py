@@ -1225,10 +1225,12 @@ _LOOKAHEAD_ITEMS = 65_536
 _LOOKAHEAD_BYTES = 64 * 1024 * 1024
 
 
-def _guided(items: Iterable[Any], ahead: int) -> Iterator[tuple[Any, int | None]]:
+def _guided(
+    items: Iterable[Any], ahead: int, held_bytes: int = _LOOKAHEAD_BYTES
+) -> Iterator[tuple[Any, int | None]]:
     """`items`, each with how many files (plain or archive members) come after it once the
-    walk has ended, None before: the walk is read up to `ahead` items (and
-    `_LOOKAHEAD_BYTES` of members' bytes) ahead, so that the end is seen that far before it
+    walk has ended, None before: the walk is read up to `ahead` items (and `held_bytes` of
+    the files' bytes read with them) ahead, so that the end is seen that far before it
     comes. `ahead` 0: no look-ahead, always None."""
     if not ahead:
         for item in items:
@@ -1239,7 +1241,7 @@ def _guided(items: Iterable[Any], ahead: int) -> Iterator[tuple[Any, int | None]
     files = held = 0
     ended = False
     while True:
-        while not ended and len(buf) < ahead and held < _LOOKAHEAD_BYTES:
+        while not ended and len(buf) < ahead and held < held_bytes:
             nxt = next(it, _END)
             if nxt is _END:
                 ended = True
@@ -1332,11 +1334,15 @@ def _pump(
         return False
 
     items = iter_inputs(paths, opts.limits, skip_archive=skip_archive, exclude=[root], defer=defer)
-    # Where workers write their parts, units are large, and the walk looks ahead so that the
-    # last of them can be made small (`_guided`); elsewhere units have one size.
-    guided = target is not None and max_files > _MIN_GUIDED
+    # With more than one worker, the walk looks ahead so that the last units can be made small
+    # (`_guided`) and the workers finish together: on a pool of two, a last unit of 64 files
+    # left one worker idle for up to a third of a second while the other finished. The files'
+    # bytes it holds are bounded by what the units in flight may hold, where this process
+    # reads them (the local pool).
+    guided = workers > 1 and max_files > _MIN_GUIDED
     ahead = max(1, min(_LOOKAHEAD_ITEMS, 4 * workers * max_files)) if guided else 0
-    for item, left in _guided(items, ahead):
+    held = _LOOKAHEAD_BYTES if target is not None else max_inflight * max_bytes
+    for item, left in _guided(items, ahead, held):
         summary.inputs += 1
         meta = _Meta.of(item)
         if isinstance(item, InputRef | InputFile):

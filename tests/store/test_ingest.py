@@ -20,6 +20,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from bgparse import ingest
 from bgparse.errors import NoSuchPath
 from bgparse.ingest import (
     FileTask,
@@ -620,7 +621,7 @@ class _RecordingPool(ThreadPoolExecutor):
         self.tasks: list[str] = []
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
-        if fn.__name__ == "write_unit":
+        if fn.__name__ in ("write_unit", "process_unit"):
             self.units.append(len(args[0]))
             self.tasks.append("unit")
         elif fn.__name__ == "merge_parts":
@@ -652,6 +653,41 @@ def test_workers_writing_parts_get_large_units_then_smaller_ones_at_the_end(
     assert units[-1] <= 16 and len(units) >= 8, units
     run_import([inputs], tmp_path / "pool", ImportOptions(workers=2), verify=fake_verify)
     assert snapshot(tmp_path / "parts") == snapshot(tmp_path / "pool")
+
+
+def test_a_pool_gets_smaller_units_at_the_end_and_one_worker_none(tmp_path: Path) -> None:
+    """Rows sent to this process (the local pool): units of 64 files, the last ones smaller
+    so that the workers finish together; inline (one worker) nothing looks ahead, every unit
+    is whole. The dataset is the same either way."""
+    spec = hand_matches()["m1.json"]
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    n = 300
+    for i in range(n):
+        players = (f"Alice{i:03d}", "Bob")
+        (inputs / f"m{i:03d}.json").write_bytes(encode({**spec, "players": players}))
+    with _RecordingPool(2) as pool:
+        opts = ImportOptions(workers=2, chunk_files=64)
+        s = run_import([inputs], tmp_path / "pool", opts, verify=fake_verify, executor=pool)
+    assert s.matches == n
+    units = pool.units
+    assert sum(units) == n
+    # Each unit about a quarter of what is left (2 workers), at most 64, down to 16.
+    assert units[0] == 64 and units == sorted(units, reverse=True), units
+    assert units[-1] <= 16 < units[5] < units[1] < 64 and len(units) >= 8, units
+    calls: list[int] = []
+    original = ingest.process_unit
+
+    def counted(tasks: list[FileTask], *args: Any) -> Any:
+        calls.append(len(tasks))
+        return original(tasks, *args)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ingest, "process_unit", counted)
+        opts = ImportOptions(workers=1, chunk_files=64)
+        run_import([inputs], tmp_path / "inline", opts, verify=fake_verify)
+    assert calls == [64, 64, 64, 64, 44]
+    assert snapshot(tmp_path / "pool") == snapshot(tmp_path / "inline")
 
 
 def test_partitions_that_fill_up_are_merged_while_units_still_run(tmp_path: Path) -> None:
