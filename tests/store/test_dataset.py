@@ -123,6 +123,41 @@ def _row_groups(path: Path) -> list[pq.RowGroupMetaData]:
     return [meta.row_group(i) for i in range(meta.num_row_groups)]
 
 
+@pytest.mark.parametrize("max_open", [64, 2])
+def test_files_closed_by_threads_are_the_files_closed_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, max_open: int
+) -> None:
+    """The commit writes the partitions' last rows with a few threads: the same files, in the
+    same order, with the same row groups and rows as one partition after another."""
+    from bgparse.store import dataset
+
+    def run(threads: int) -> list[tuple[str, list[int], list[tuple]]]:
+        monkeypatch.setattr(dataset, "_CLOSE_THREADS", threads)
+        monkeypatch.setattr(dataset.os, "cpu_count", lambda: 4)
+        root = tmp_path / f"t{threads}"
+        ds = Dataset(root)
+        opts = WriteOptions(row_group_rows=7, max_file_rows=20, max_open_files=max_open)
+        with ds.lock():
+            tx = ds.begin("imp1", "test", opts)
+            for i in range(5):
+                for year in (2001, 2002, 2003, None):
+                    tx.add("findings", findings_batch(3 + i + (year or 0) % 5), "s", year)
+                tx.add("imports", ledger_batch([f"p{i}-{j}" for j in range(4)]))
+            manifest = tx.commit()
+        assert manifest is not None
+        out = []
+        for table in ("findings", "imports"):
+            for rel in manifest.files[table]:
+                f = pq.ParquetFile(root / rel)
+                groups = [g.num_rows for g in _row_groups(root / rel)]
+                out.append((rel, groups, f.read().to_pylist()))
+        return out
+
+    serial, threaded = run(1), run(4)
+    assert threaded == serial
+    assert len(serial) > 8
+
+
 def test_many_partitions_keep_few_files_open(tmp_path: Path) -> None:
     ds = Dataset(tmp_path)
     opts = WriteOptions(max_open_files=2, row_group_rows=1)
