@@ -131,9 +131,9 @@ def test_files_closed_by_threads_are_the_files_closed_one_by_one(
     same order, with the same row groups and rows as one partition after another."""
     from bgparse.store import dataset
 
-    def run(threads: int) -> list[tuple[str, list[int], list[tuple]]]:
+    def run(threads: int) -> list[tuple[str, list[int], list[dict[str, object]]]]:
         monkeypatch.setattr(dataset, "_CLOSE_THREADS", threads)
-        monkeypatch.setattr(dataset.os, "cpu_count", lambda: 4)
+        monkeypatch.setattr(os, "cpu_count", lambda: 4)
         root = tmp_path / f"t{threads}"
         ds = Dataset(root)
         opts = WriteOptions(row_group_rows=7, max_file_rows=20, max_open_files=max_open)
