@@ -66,9 +66,11 @@ def _cache_folder() -> Path | None:
             return None
         folder = Path(configured)
     else:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        if not os.path.isabs(base):
-            return None
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        if not os.path.isabs(base):  # unset or relative: the XDG default
+            base = os.path.join(os.path.expanduser("~"), ".cache")
+            if not os.path.isabs(base):
+                return None  # no home folder to keep it in
         folder = Path(base) / "bgparse"
     try:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -127,3 +127,20 @@ def test_the_name_follows_the_grammar(tmp_path: Path, monkeypatch: pytest.Monkey
     finally:
         resources.read_grammar.cache_clear()
         resources._cache_folder.cache_clear()
+
+
+def test_the_folder_is_the_users_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(resources.CACHE_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    resources._cache_folder.cache_clear()
+    try:
+        path = resources.grammar_cache("mat.lark")
+        assert isinstance(path, str) and Path(path).parent == tmp_path / "xdg" / "bgparse"
+        monkeypatch.setenv("XDG_CACHE_HOME", "relative")  # not a base the spec allows
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        resources._cache_folder.cache_clear()
+        path = resources.grammar_cache("mat.lark")
+        assert isinstance(path, str)
+        assert Path(path).parent == tmp_path / "home" / ".cache" / "bgparse"
+    finally:
+        resources._cache_folder.cache_clear()
