@@ -725,3 +725,41 @@ def test_partitions_that_fill_up_are_merged_while_units_still_run(tmp_path: Path
         return rows
 
     assert in_order(tmp_path / "parts") == in_order(tmp_path / "pool")
+
+
+_WORKER_ENV_SCRIPT = """
+import multiprocessing, os
+from bgparse import ingest
+
+def blas():
+    return os.environ.get("OPENBLAS_NUM_THREADS")
+
+if __name__ == "__main__":
+    ingest._start_forkserver()
+    with multiprocessing.get_context("forkserver").Pool(1) as pool:
+        print(pool.apply(blas), blas())
+"""
+
+
+@pytest.mark.parametrize(("given", "printed"), [(None, "1 None"), ("3", "3 3")])
+def test_pool_workers_start_no_blas_threads_unless_asked(
+    tmp_path: Path, given: str | None, printed: str
+) -> None:
+    """The fork server, and so each worker, starts with OPENBLAS_NUM_THREADS=1 where the user
+    set nothing; the importing process's own environment is left as it was."""
+    import multiprocessing
+    import subprocess
+    import sys
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork server on this platform")
+    script = tmp_path / "env.py"
+    script.write_text(_WORKER_ENV_SCRIPT)
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == printed
