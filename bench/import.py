@@ -51,6 +51,7 @@ from pathlib import Path
 from _common import MB, ROOT, machine, peak_rss_mb, rate, table
 
 from bgparse.compiled import child_environ, compiled_modules
+from bgparse.environment import PROCESS_ENVIRONMENT
 from bgparse.verified import VerifiedMatch
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "gnubg"
@@ -204,7 +205,9 @@ def measure(
     shutil.rmtree(data, ignore_errors=True)
     shutil.rmtree(rss, ignore_errors=True)
     rss.mkdir()
-    env = child_environ(pure)
+    # The importing process runs in the environment the `bgparse import` command gives itself
+    # (its workers get it from the fork server either way).
+    env = {**PROCESS_ENVIRONMENT, **child_environ(pure)}
     args = [sys.executable, __file__, "--run", str(corpus), str(data), str(workers), str(rss)]
     if executor != "dask-ext":
         done = subprocess.run([*args, executor], check=True, capture_output=True, text=True,

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
-from bgparse import interrupts
+from bgparse import environment, interrupts
 
 
 def main() -> None:
@@ -13,9 +12,7 @@ def main() -> None:
     a second to load: a Ctrl-C or SIGTERM meanwhile ends the command with one line, as it does
     later (`bgparse.cli.main`), never with a traceback."""
     interrupts.install()
-    # The command does no linear algebra: numpy, which Arrow loads, need not start OpenBLAS's
-    # threads (one a core, about 0.1 s of CPU spinning). Before numpy loads, where unset.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    environment.set_defaults()  # before numpy and Arrow load
     try:
         from bgparse.cli import main as run
     except interrupts.Interrupted as exc:

@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc
 
+from bgparse.environment import defaults_set
 from bgparse.errors import NoSuchPath
 from bgparse.findings import Finding, Severity, SyntaxRecordError
 from bgparse.interrupts import Interrupted, deferred, received
@@ -679,29 +680,10 @@ def _start_forkserver() -> None:
     resource_tracker.ensure_running()
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
-        with _worker_environment():
+        with defaults_set():  # the workers' environment (bgparse.environment)
             forkserver.ensure_running()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-
-
-#: Set for the fork server, and so for every worker it forks, where the user has not set them.
-#: A worker does no linear algebra, but numpy (which Arrow loads) starts OpenBLAS's threads,
-#: one a core, which spin for about 0.1 s of CPU: on a pool's start, taken from the workers.
-WORKER_ENVIRONMENT = {"OPENBLAS_NUM_THREADS": "1"}
-
-
-@contextlib.contextmanager
-def _worker_environment() -> Iterator[None]:
-    """`WORKER_ENVIRONMENT` in this process's environment for the block only."""
-    added = [name for name in WORKER_ENVIRONMENT if name not in os.environ]
-    for name in added:
-        os.environ[name] = WORKER_ENVIRONMENT[name]
-    try:
-        yield
-    finally:
-        for name in added:
-            os.environ.pop(name, None)
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:

@@ -734,19 +734,27 @@ from bgparse import ingest
 def blas():
     return os.environ.get("OPENBLAS_NUM_THREADS")
 
+def arrow_pool():
+    import pyarrow
+    return pyarrow.default_memory_pool().backend_name
+
 if __name__ == "__main__":
     ingest._start_forkserver()
     with multiprocessing.get_context("forkserver").Pool(1) as pool:
         print(pool.apply(blas), blas())
+        print(pool.apply(arrow_pool), os.environ.get("ARROW_DEFAULT_MEMORY_POOL"))
 """
 
 
-@pytest.mark.parametrize(("given", "printed"), [(None, "1 None"), ("3", "3 3")])
-def test_pool_workers_start_no_blas_threads_unless_asked(
+@pytest.mark.parametrize(
+    ("given", "printed"), [(None, "1 None\nsystem None"), ("3", "3 3\nsystem None")]
+)
+def test_pool_workers_start_with_bgparse_environment_unless_set(
     tmp_path: Path, given: str | None, printed: str
 ) -> None:
-    """The fork server, and so each worker, starts with OPENBLAS_NUM_THREADS=1 where the user
-    set nothing; the importing process's own environment is left as it was."""
+    """The fork server, and so each worker, starts with `bgparse.environment`'s variables
+    (OPENBLAS_NUM_THREADS=1, Arrow's system allocator) where the user set nothing; the
+    importing process's own environment is left as it was."""
     import multiprocessing
     import subprocess
     import sys
@@ -755,11 +763,12 @@ def test_pool_workers_start_no_blas_threads_unless_asked(
         pytest.skip("no fork server on this platform")
     script = tmp_path / "env.py"
     script.write_text(_WORKER_ENV_SCRIPT)
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    unset = ("OPENBLAS_NUM_THREADS", "ARROW_DEFAULT_MEMORY_POOL")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
     if given is not None:
         env["OPENBLAS_NUM_THREADS"] = given
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, env=env, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[0] == printed
+    assert done.stdout.strip() == printed
