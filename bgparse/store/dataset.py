@@ -638,10 +638,12 @@ class Transaction:
 
         Each partition's last rows are written, and its file finished, by a few threads at
         once (Arrow encodes and compresses without the GIL): this is the commit's serial
-        tail, which the workers of a pool have finished before it starts, and a tenth of a
-        whole import's time. What is decided here (which file a partition's rows go to,
-        the staged files' order) is decided in this thread, in the order of the buffers,
-        whatever the number of threads; at most `2 * _CLOSE_THREADS` writers wait for one."""
+        tail, which the workers of a pool have finished before it starts (0.5-0.8 s of an
+        import of 2,000 matches, one thread). What is decided here (which file a
+        partition's rows go to, the staged files' order) is decided in this thread, in the
+        order of the buffers, whatever the number of threads; about `2 * _CLOSE_THREADS`
+        files at most wait for a thread. On an error the files already handed to threads
+        are still written, then removed with the rest by the transaction's abort."""
         threads = min(_CLOSE_THREADS, os.cpu_count() or 1)
         pool = ThreadPoolExecutor(threads, "bgparse-close") if threads > 1 else None
         pending: deque[Future[None]] = deque()
