@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import stat
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["grammar_cache", "grammar_path", "pipelines_dir", "read_grammar"]
+if TYPE_CHECKING:
+    from lark import Lark
+
+__all__ = ["cached_lark", "grammar_cache", "grammar_path", "pipelines_dir", "read_grammar"]
 
 _PKG = Path(__file__).resolve().parent
 
@@ -37,8 +43,8 @@ def read_grammar(name: str) -> str:
 CACHE_ENV = "BGPARSE_CACHE_DIR"
 
 
-def grammar_cache(name: str) -> str | bool:
-    """The file where lark keeps its analysis of grammar `name` (its `cache` option), or False
+def grammar_cache(name: str) -> str | None:
+    """The file where lark keeps its analysis of grammar `name` (its `cache` option), or None
     where there is no safe place for it. Building the parser tables costs each process about
     0.2 s (every CLI call, every import worker); loading them, about 2 ms.
 
@@ -50,12 +56,48 @@ def grammar_cache(name: str) -> str | bool:
     again and write them anew."""
     folder = _cache_folder()
     if folder is None:
-        return False
+        return None
     import lark
 
     key = f"{read_grammar(name)}\0{lark.__version__}\0{sys.version_info[:2]}"
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:24]
     return str(folder / f"{Path(name).stem}-{digest}.lark-cache")
+
+
+def cached_lark(name: str, **options: Any) -> Lark:
+    """A lark parser of grammar `name` with `options`, its tables loaded from the cache file
+    (`grammar_cache`) where there is one, else built and written there. Lark writes the file
+    in place (and the digest it checks covers the file's name, so it cannot be written under
+    another and moved): processes starting together on a first run, a pool's workers, take
+    their turn by a lock on the folder, held for the 2 ms of a load or the 0.2 s of a build.
+    (Where the system has no `flock`, they go without.)"""
+    from lark import Lark
+
+    path = grammar_cache(name)
+    if path is None:
+        return Lark(read_grammar(name), **options)
+    with _folder_lock(Path(path).parent):
+        return Lark(read_grammar(name), cache=path, **options)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    try:
+        fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield
+        return
+    try:
+        with contextlib.suppress(OSError):  # a file system without locks: go without
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # the lock goes with it
 
 
 @cache

@@ -67,6 +67,29 @@ def test_written_then_loaded_gives_the_same_findings(
         assert folder.stat().st_mode & 0o777 == 0o700
 
 
+def test_processes_starting_together_on_a_first_run(tmp_path: Path, uncached: list[object]) -> None:
+    """Four processes with no cache file yet, started at once (a pool's workers on a first
+    run): they take turns, the first builds and writes, the others load; one whole file a
+    grammar is left, which the next process loads too."""
+    folder = tmp_path / "cache"
+    env = dict(os.environ, BGPARSE_CACHE_DIR=str(folder))
+    command = [sys.executable, "-m", "bgparse", "validate", "--format", "json", *INPUTS]
+    runs = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        for _ in range(4)
+    ]
+    for run in runs:
+        out, err = run.communicate(timeout=300)
+        assert b"Traceback" not in err
+        assert [json.loads(line) for line in out.decode().splitlines()] == uncached
+    files = _cache_files(folder)
+    assert [f.name.split("-")[0] for f in files] == ["mat", "sgf"]
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", *(f.name for f in files)]
+    stamps = [f.stat().st_mtime_ns for f in files]
+    assert _validate(str(folder)) == uncached
+    assert [f.stat().st_mtime_ns for f in _cache_files(folder)] == stamps
+
+
 @pytest.mark.parametrize("damage", ["torn", "foreign", "empty"])
 def test_a_damaged_file_is_built_again(tmp_path: Path, uncached: list[object], damage: str) -> None:
     folder = tmp_path / "cache"
@@ -96,19 +119,19 @@ def test_no_cache_where_others_may_write(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv(resources.CACHE_ENV, str(shared))
     resources._cache_folder.cache_clear()
     try:
-        assert resources.grammar_cache("mat.lark") is False
+        assert resources.grammar_cache("mat.lark") is None
         shared.chmod(0o700)
         resources._cache_folder.cache_clear()
         path = resources.grammar_cache("mat.lark")
         assert isinstance(path, str) and Path(path).parent == shared
         monkeypatch.setenv(resources.CACHE_ENV, "")
         resources._cache_folder.cache_clear()
-        assert resources.grammar_cache("sgf.lark") is False
+        assert resources.grammar_cache("sgf.lark") is None
         not_a_folder = tmp_path / "file"
         not_a_folder.write_text("x")
         monkeypatch.setenv(resources.CACHE_ENV, str(not_a_folder))
         resources._cache_folder.cache_clear()
-        assert resources.grammar_cache("sgf.lark") is False
+        assert resources.grammar_cache("sgf.lark") is None
     finally:
         resources._cache_folder.cache_clear()
 

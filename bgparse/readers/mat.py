@@ -53,7 +53,7 @@ from bgparse.readers.numbers import (
     read_int,
     too_large_message,
 )
-from bgparse.resources import grammar_cache, read_grammar
+from bgparse.resources import cached_lark
 
 __all__ = [
     "MAX_MATCH_LENGTH",
@@ -138,9 +138,8 @@ class _Bodies(Transformer[Token, Any]):
 
 @cache
 def _parser() -> Lark:
-    return Lark(
-        read_grammar("mat.lark"),
-        cache=grammar_cache("mat.lark"),
+    return cached_lark(
+        "mat.lark",
         parser="lalr",
         lexer="contextual",
         start=["game", "line", "cells"],

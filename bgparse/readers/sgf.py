@@ -111,7 +111,7 @@ from bgparse.readers.numbers import (
     read_int,
     too_large_message,
 )
-from bgparse.resources import grammar_cache, read_grammar
+from bgparse.resources import cached_lark
 
 __all__ = ["MAX_SGF_BYTES", "iter_sgf_matches", "looks_like_sgf"]
 
@@ -194,9 +194,8 @@ class _Builder(Transformer[Token, object]):
 
 @cache
 def _parser() -> Lark:
-    return Lark(
-        read_grammar("sgf.lark"),
-        cache=grammar_cache("sgf.lark"),
+    return cached_lark(
+        "sgf.lark",
         parser="lalr",
         lexer="contextual",
         transformer=_Builder(),
