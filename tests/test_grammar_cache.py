@@ -19,20 +19,24 @@ SAMPLES = sorted((ROOT / "sample_logs").rglob("*"))
 INPUTS = [str(p) for p in SAMPLES if p.is_file()]
 
 
+#: `bgparse validate --format json` of every sample (both grammars), in a fresh process.
+COMMAND = [sys.executable, "-m", "bgparse", "validate", "--format", "json", *INPUTS]
+
+
+def _env(cache: str) -> dict[str, str]:
+    return dict(os.environ, BGPARSE_CACHE_DIR=cache)
+
+
+def _records(stdout: str, stderr: str) -> list[object]:
+    assert "Traceback" not in stderr
+    return [json.loads(line) for line in stdout.splitlines()]
+
+
 def _validate(cache: str) -> list[object]:
-    """`bgparse validate --format json` of every sample (both grammars) in a fresh process,
-    with BGPARSE_CACHE_DIR set to `cache`."""
-    env = dict(os.environ, BGPARSE_CACHE_DIR=cache)
-    done = subprocess.run(
-        [sys.executable, "-m", "bgparse", "validate", "--format", "json", *INPUTS],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+    """COMMAND's records, with BGPARSE_CACHE_DIR set to `cache`."""
+    done = subprocess.run(COMMAND, capture_output=True, text=True, env=_env(cache), check=False)
     assert done.returncode in (0, 1), done.stderr
-    assert "Traceback" not in done.stderr
-    return [json.loads(line) for line in done.stdout.splitlines()]
+    return _records(done.stdout, done.stderr)
 
 
 def _cache_files(folder: Path) -> list[Path]:
@@ -72,16 +76,20 @@ def test_processes_starting_together_on_a_first_run(tmp_path: Path, uncached: li
     run): they take turns, the first builds and writes, the others load; one whole file a
     grammar is left, which the next process loads too."""
     folder = tmp_path / "cache"
-    env = dict(os.environ, BGPARSE_CACHE_DIR=str(folder))
-    command = [sys.executable, "-m", "bgparse", "validate", "--format", "json", *INPUTS]
     runs = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        subprocess.Popen(
+            COMMAND,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=_env(str(folder)),
+        )
         for _ in range(4)
     ]
     for run in runs:
         out, err = run.communicate(timeout=300)
-        assert b"Traceback" not in err
-        assert [json.loads(line) for line in out.decode().splitlines()] == uncached
+        assert run.returncode in (0, 1), err
+        assert _records(out, err) == uncached
     files = _cache_files(folder)
     assert [f.name.split("-")[0] for f in files] == ["mat", "sgf"]
     assert sorted(p.name for p in folder.iterdir()) == [".lock", *(f.name for f in files)]

@@ -480,6 +480,12 @@ class _OpenFile:
     rows: int = 0
 
 
+def _finish(out: _OpenFile) -> None:
+    """Close a Parquet file (its footer written)."""
+    with _io("write", out.path):
+        out.writer.close()
+
+
 def _size(batch: pa.RecordBatch) -> int:
     """The bytes a buffered batch holds, for the buffer's limit. Not `nbytes`: that one looks
     for buffers shared between columns, tens of microseconds a batch, a tenth of the importing
@@ -629,9 +635,7 @@ class Transaction:
         return out
 
     def _close(self, key: tuple[str, str]) -> None:
-        out = self._open.pop(key)
-        with _io("write", out.path):
-            out.writer.close()
+        _finish(self._open.pop(key))
 
     def close_files(self) -> list[str]:
         """Write every buffer out and finish every file; returns the staged relative paths.
@@ -690,8 +694,7 @@ class Transaction:
             with contextlib.suppress(Exception):
                 out.writer.close()
             raise
-        with _io("write", out.path):
-            out.writer.close()
+        _finish(out)
 
     def commit(
         self, replaces: frozenset[str] = frozenset(), *, as_import: bool = True
