@@ -877,12 +877,20 @@ class _GameReader:
 
 
 def _note_features(f: _Features, plays_seen: set[_Play]) -> None:
+    # Summed and counted in one pass, and the words counted by `Counter.update` (in C):
+    # `counter[word] += 1` calls Counter's Python `__missing__` for every new word.
+    counts = 0
+    bars: list[str] = []
+    offs: list[str] = []
     for play in plays_seen:
-        f.counts += play.counts
+        counts += play.counts
         if play.bar_word is not None:
-            f.bar_words[play.bar_word] += 1
+            bars.append(play.bar_word)
         if play.off_word is not None:
-            f.off_words[play.off_word] += 1
+            offs.append(play.off_word)
+    f.counts += counts
+    f.bar_words.update(bars)
+    f.off_words.update(offs)
 
 
 def _visual(line: str, index: int) -> int:
