@@ -25,6 +25,7 @@ COMPILED = [
     "bgparse/replay/match.py",
     "bgparse/replay/plays.py",
     "bgparse/replay/results.py",
+    "bgparse/replay/state.py",
     "bgparse/turns.py",
     "bgparse/verified.py",
     "bgparse/readers/decode.py",
@@ -41,6 +42,10 @@ COMPILED = [
     "bgparse/rules/verification.py",
     "bgparse/store/dataset.py",
     "bgparse/store/rows.py",
+    # A .pxd beside a module gives it C declarations for the build alone: game.pxd, turns.pxd
+    # and state.pxd make `Game`, `GameRows` and `GameState` extension types (fields in C);
+    # _speedups.pxd lets other typed modules call its functions in C. The .py stays the
+    # source, the same in plain Python.
     # Typed C versions of a few small computations, used where built (the .py originals stay).
     "bgparse/rules/_speedups.pyx",
     "bgparse/readers/_cells.pyx",

@@ -1,7 +1,7 @@
 """The core's figures in one run: parse, validate and import, beside GNU Backgammon's import,
 and optionally beside another revision of bgparse, taken in turns in the same minutes.
 
-    .venv/bin/python bench/core.py [--against REV] [--rounds 2] [--matches 2000] [--repeat 3]
+    .venv/bin/python bench/core.py [--against REV] [--rounds 2] [--matches 10000] [--repeat 3]
 
 Runs `bench/parse.py`, `bench/validate.py` (which times GNU Backgammon's `.mat` import of the
 same files where it is installed) and `bench/import.py --workers 1 2`, each in its own process,
@@ -62,7 +62,9 @@ def main() -> None:
         help="or a checkout of it already built, with its venv in .venv (not removed)",
     )
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--matches", type=int, default=2000, help="for the import")
+    # As bench/import.py: an import's fixed part (the pool's start, the commit) is about 1 s,
+    # a fifth of 2,000 small files on 2 workers; an archive is thousands to millions of files.
+    parser.add_argument("--matches", type=int, default=10_000, help="for the import")
     parser.add_argument("--repeat", type=int, default=3, help="passes for parse and validate")
     args = parser.parse_args()
     builds = [("this tree", sys.executable, ROOT)]

@@ -97,12 +97,13 @@ def compiled_modules() -> list[str]:
 
 def stale_modules() -> list[str]:
     """Compiled modules older than their source: in a checkout built in place (`pip install
-    -e .`), an edited .py whose old compiled build Python would still load. (A wheel's files
-    all get the time of installing, so this is for checkouts, as the tests use it.)"""
+    -e .`), an edited .py whose old compiled build Python would still load, or an edited .pxd
+    (the C declarations of its types). (A wheel's files all get the time of installing, so
+    this is for checkouts, as the tests use it.)"""
     stale = []
     for name, path in _compiled_files().items():
         stem = path.name.split(".", 1)[0]
-        for source in (path.with_name(stem + ".py"), path.with_name(stem + ".pyx")):
+        for source in (path.with_name(stem + ext) for ext in (".py", ".pyx", ".pxd")):
             if source.is_file() and source.stat().st_mtime > path.stat().st_mtime:
                 stale.append(name)
                 break

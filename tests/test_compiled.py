@@ -115,3 +115,25 @@ def test_compiled_and_pure_import_alike(tmp_path: Path) -> None:
     assert sum(len(rows) for rows in a.values()) > 1000
     for table in a:
         assert a[table] == b[table], table
+
+
+@pytest.mark.parametrize("source", [".py", ".pyx", ".pxd"])
+def test_a_build_older_than_its_source_or_declarations_is_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    """The suite refuses to run on a stale build: an edited module, or its .pxd (the C
+    declarations the build gave its types), newer than the compiled file."""
+    import os
+
+    import bgparse.compiled as compiled
+
+    built = tmp_path / "game.cpython-311-x86_64-linux-gnu.so"
+    built.write_bytes(b"")
+    monkeypatch.setattr(compiled, "_compiled_files", lambda: {"bgparse.rules.game": built})
+    edited = tmp_path / f"game{source}"
+    edited.write_text("")
+    os.utime(built, (1_000_000, 1_000_000))
+    os.utime(edited, (1_000_000, 1_000_000))
+    assert compiled.stale_modules() == []
+    os.utime(edited, (1_000_100, 1_000_100))
+    assert compiled.stale_modules() == ["bgparse.rules.game"]

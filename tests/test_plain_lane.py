@@ -18,6 +18,7 @@ from bgparse.generate import generate_matches
 from bgparse.readers import iter_records
 from bgparse.replay import match as replay_match
 from bgparse.replay.match import replay
+from bgparse.verified import Turn
 from bgparse.writers.mat import write_mat
 from tests import fuzzing
 
@@ -58,6 +59,10 @@ def _differences(records: list[tuple[str, Any]], monkeypatch: pytest.MonkeyPatch
             reference = replay(record, keep_turns=keep)
             if with_lane != reference:
                 wrong.append(f"{name} (keep_turns={keep})")
+            # Equal tuples say nothing of their type: the lane's rows must be Turns too.
+            types = {type(t) for g in with_lane.games for t in g.turns}
+            if types - {Turn}:
+                wrong.append(f"{name}: turns of type {sorted(t.__name__ for t in types)}")
     assert taken[True] > 0
     return wrong
 

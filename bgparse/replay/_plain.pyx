@@ -16,24 +16,37 @@ and the stored turn's row built field by field."""
 
 cimport cython
 from cpython.object cimport PyObject_GenericSetAttr
+from cpython.ref cimport Py_INCREF
+from cpython.tuple cimport PyTuple_SET_ITEM
+from cpython.object cimport PyTypeObject
+
+cdef extern from "Python.h":
+    # The allocation a tuple subclass's instance gets (its type's tp_alloc, inherited).
+    object _generic_alloc "PyType_GenericAlloc" (PyTypeObject *type, Py_ssize_t nitems)
+
+from bgparse.replay.state cimport GameState
+from bgparse.rules.game cimport Game
+from bgparse.turns cimport GameRows
+from bgparse.rules._speedups cimport _play_steps, board_summary, match_id_text, play_key
 
 from bgparse.events import Roll
-from bgparse.rules._speedups import board_summary, match_id_text, play_steps
 from bgparse.rules.position import Position
 from bgparse.rules.steps import STEP_TABLE
-from bgparse.turns import play_info, written_play
+from bgparse.turns import _PLAY_INFO, play_info, written_play
 from bgparse.verified import Turn
 
-cdef object _tuple_new = tuple.__new__
+cdef dict _play_infos = _PLAY_INFO
 cdef object _new = object.__new__
 cdef tuple _steps = STEP_TABLE
 
 
-def plain_play(object g, object a):
+def plain_play(GameState g not None, object a):
     """Replay roll `a` of the game `g` (the replay's GameState) where it is a plain one, as
     `plays.roll` would: True when done, False for "not this case" (nothing changed that
     matters: at most the board turned to the roller's view, as `Game.board` turns it)."""
     cdef int side, d1, d2
+    cdef Game game
+    cdef GameRows rows
     if type(a) is not Roll:
         return False
     game = g.game
@@ -73,7 +86,7 @@ def plain_play(object g, object a):
     mover = pos.mover
     opponent = pos.opponent
     if moves:
-        done = play_steps(mover, opponent, d1, d2, moves, _steps, False)
+        done = _play_steps(mover, opponent, d1, d2, moves, _steps, False)
         if done is None or (<tuple>done)[3]:
             return False  # not single steps using every die in order, or a star written wrong
         steps = (<tuple>done)[2]
@@ -133,9 +146,14 @@ cdef object _after(object mover, object opponent, object checkers):
     return after
 
 
+cdef inline void _put(object out, Py_ssize_t i, object value):
+    Py_INCREF(value)
+    PyTuple_SET_ITEM(out, i, value)
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
-cdef _row(object rows, object game, int side, str kind, object a, tuple dice, tuple steps,
+cdef _row(GameRows rows, Game game, int side, str kind, object a, tuple dice, tuple steps,
           tuple summary):
     """`GameRows.turn` for a legal play or dance (the board before it, the game's cube)."""
     rows.n_turns += 1
@@ -151,37 +169,39 @@ cdef _row(object rows, object game, int side, str kind, object a, tuple dice, tu
     aways = rows.aways
     if aways is None:
         aways = rows.aways = (game.away(0), game.away(1))
-    info = play_info(steps)
+    # play_info's cache looked up here (`GameRows.turn` does the same): a call less a turn.
+    key = play_key(steps)
+    info = _play_infos.get(key) if key is not None else None
+    if info is None:
+        info = play_info(steps)
     written = a.text
     if not written:
         written = written_play(a)
     span = a.span
-    rows.turns.append(
-        _tuple_new(
-            Turn,
-            (
-                rows.number,
-                rows.n_turns - 1,
-                side,
-                kind,
-                span.line,
-                span.column,
-                summary[0],
-                mid,
-                dice,
-                steps,
-                (<tuple>info)[0],
-                written,
-                (<tuple>info)[1],
-                (summary[1], summary[2]),
-                value,
-                owner,
-                True,
-                None,
-                game.score,
-                (<tuple>aways)[side],
-                game.crawford,
-                summary[3],
-            ),
-        )
-    )
+    pips = (summary[1], summary[2])
+    # The Turn made as tuple.__new__(Turn, fields) makes it (allocated by its type, the
+    # fields stored in order), without the tuple of fields in between.
+    cdef object out = _generic_alloc(<PyTypeObject *>Turn, 22)
+    _put(out, 0, rows.number)
+    _put(out, 1, rows.n_turns - 1)
+    _put(out, 2, side)
+    _put(out, 3, kind)
+    _put(out, 4, span.line)
+    _put(out, 5, span.column)
+    _put(out, 6, summary[0])
+    _put(out, 7, mid)
+    _put(out, 8, dice)
+    _put(out, 9, steps)
+    _put(out, 10, (<tuple>info)[0])
+    _put(out, 11, written)
+    _put(out, 12, (<tuple>info)[1])
+    _put(out, 13, pips)
+    _put(out, 14, value)
+    _put(out, 15, owner)
+    _put(out, 16, True)
+    _put(out, 17, None)
+    _put(out, 18, game.score)
+    _put(out, 19, (<tuple>aways)[side])
+    _put(out, 20, game.crawford)
+    _put(out, 21, summary[3])
+    rows.turns.append(out)

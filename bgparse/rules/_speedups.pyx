@@ -70,7 +70,7 @@ cdef inline int _b64(const unsigned char *src, int n, char *out) noexcept:
     return o
 
 
-def match_id_text(bytes raw, tuple dice):
+cpdef str match_id_text(bytes raw, tuple dice):
     """turns.py's `match_id_python`: the Match ID of its 9 bytes without dice and the dice
     (bits 15-17 and 18-20); "" where the bytes are not 9 or a die is outside 0-7."""
     cdef unsigned char buf[9]
@@ -90,7 +90,7 @@ def match_id_text(bytes raw, tuple dice):
     return out[:12].decode("ascii")
 
 
-def play_key(object steps):
+cpdef object play_key(object steps):
     """turns.py's `play_key_python`: resolved steps (from, to, hit) as one number, 11 bits a
     step under a leading 1; None where a point is out of 0-25, a hit is not a bool, or there
     are more than five steps (the Python original takes any number), or the steps are not a
@@ -126,7 +126,7 @@ def play_key(object steps):
     return key
 
 
-def board_summary(tuple opponent, tuple mover):
+cpdef object board_summary(tuple opponent, tuple mover):
     """(Position ID, mover's pips, opponent's pips, is_race) of a board, as
     Position.summary computes them; None where a side is not a legal one (the caller then
     takes the checked Python path and its error)."""

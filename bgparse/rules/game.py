@@ -148,7 +148,7 @@ class Game:
 
     def copy(self) -> Game:
         """An independent copy (the parts are immutable values; `rolls` is copied)."""
-        new = object.__new__(Game)
+        new = Game.__new__(Game)
         for name in Game.__slots__:
             setattr(new, name, getattr(self, name))
         new.rolls = list(self.rolls)
