@@ -36,7 +36,6 @@ from bgparse.turns import _PLAY_INFO, play_info, written_play
 from bgparse.verified import Turn
 
 cdef dict _play_infos = _PLAY_INFO
-cdef object _new = object.__new__
 cdef tuple _steps = STEP_TABLE
 
 
@@ -138,7 +137,7 @@ cdef object _after(object mover, object opponent, object checkers):
     """The board after the roll, the other side on roll (`mover`), as `Position._make` makes
     it (and `_speedups.verify_fast`): its fields stored in C, the frozen dataclass's setattr
     gone round, which costs four calls of `object.__setattr__` in Python."""
-    after = _new(Position)
+    after = _generic_alloc(<PyTypeObject *>Position, 0)  # as object.__new__(Position) does
     PyObject_GenericSetAttr(after, "mover", mover)
     PyObject_GenericSetAttr(after, "opponent", opponent)
     PyObject_GenericSetAttr(after, "checkers", checkers)
