@@ -215,13 +215,8 @@ class UnitResult:
 
     files: list[FileResult]
     ipc: dict[PartKey, bytes]
-    #: The rows as batches instead, where the unit ran in the importing process (`ship=False`
-    #: to `process_unit`): nothing to send, so nothing to serialize and read back.
-    local: dict[PartKey, pa.RecordBatch] | None = None
 
     def batches(self) -> dict[PartKey, pa.RecordBatch]:
-        if self.local is not None:
-            return self.local
         return {
             key: pa.ipc.read_record_batch(pa.py_buffer(data), TABLES[key[0]])
             for key, data in self.ipc.items()
@@ -332,15 +327,14 @@ def _process_read(
 
 
 def process_unit(
-    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify = verify_file, ship: bool = True
+    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify = verify_file
 ) -> UnitResult:
     """The work sent to one worker: a few files at a time, so the pool's overhead is paid per
-    chunk, not per small file. `ship=False` where the unit runs in the importing process: its
-    rows stay batches (`UnitResult.local`) instead of IPC bytes."""
+    chunk, not per small file."""
     if not tasks:
         return UnitResult([], {})
     with _unit_garbage():
-        return _process_unit(tasks, ctx, verify, ship)
+        return _process_unit(tasks, ctx, verify)
 
 
 @contextlib.contextmanager
@@ -365,12 +359,8 @@ def _unit_garbage() -> Iterator[None]:
             gc.enable()
 
 
-def _process_unit(
-    tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify, ship: bool
-) -> UnitResult:
+def _process_unit(tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify) -> UnitResult:
     files, batches = unit_batches(tasks, ctx, verify)
-    if not ship:
-        return UnitResult(files, {}, batches)
     ipc = {key: batch.serialize().to_pybytes() for key, batch in batches.items()}
     return UnitResult(files, ipc)
 
@@ -1319,8 +1309,6 @@ def _pump(
     # could leave a started worker the pool does not know, which nobody would stop. (Inline,
     # submit does the unit's work: a signal must stop that at once.)
     booking = deferred if isinstance(executor, ProcessPoolExecutor) else contextlib.nullcontext
-    # Rows cross to this process as IPC bytes, except from units run here.
-    ship = not isinstance(executor, _Inline)
     units = 0
 
     def submit() -> None:
@@ -1329,7 +1317,7 @@ def _pump(
             with booking():
                 fut: Future[UnitResult | UnitParts]
                 if target is None:
-                    fut = executor.submit(process_unit, chunk, ctx, verify, ship)
+                    fut = executor.submit(process_unit, chunk, ctx, verify)
                 else:
                     fut = executor.submit(write_unit, chunk, ctx, verify, target, units)
                     units += 1

@@ -226,27 +226,6 @@ def test_a_unit_with_an_unstorable_match_keeps_the_other_files_rows() -> None:
     assert sorted(p for b in matches for p in b.column("source_path").to_pylist()) == ["m2", "m3"]
 
 
-def test_a_unit_run_in_the_importing_process_keeps_its_batches_as_they_are() -> None:
-    """A unit run where its rows are written (`ship=False`) hands over its batches without the
-    IPC bytes a worker sends; the rows are the same either way."""
-    from bgparse.ingest import process_unit
-
-    specs = hand_matches()
-    tasks = [
-        FileTask(name, encode(specs[name]), str(i) * 64)
-        for i, name in enumerate(("m2.json", "m3.json"))
-    ]
-    shipped = process_unit(tasks, CTX, fake_verify)
-    here = process_unit(tasks, CTX, fake_verify, ship=False)
-    assert shipped.local is None and shipped.ipc
-    assert here.local is not None and here.ipc == {}
-    assert [(f.path, f.status) for f in here.files] == [(f.path, f.status) for f in shipped.files]
-    sent, kept = shipped.batches(), here.batches()
-    assert set(sent) == set(kept) and any(b.num_rows for b in kept.values())
-    for key, batch in sent.items():
-        assert kept[key].equals(batch), key
-
-
 # --- the executor ------------------------------------------------------------------------------
 
 
