@@ -152,6 +152,86 @@ cpdef object board_summary(tuple opponent, tuple mover):
     return pid, hi_pips, lo_pips, lo_back + hi_back <= 25
 
 
+cdef inline int _b64_value(unsigned int ch) noexcept:
+    if 65 <= ch <= 90:  # A-Z
+        return ch - 65
+    if 97 <= ch <= 122:  # a-z
+        return ch - 71
+    if 48 <= ch <= 57:  # 0-9
+        return ch + 4
+    if ch == 43:  # +
+        return 62
+    if ch == 47:  # /
+        return 63
+    return -1
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cpdef object canonical_board_id(str pid):
+    """store.rows `_final_board`'s answer for a clean Position ID (its Python path stays the
+    reference): the smaller of the board's Position ID and that of the same board with the
+    other side on roll, both encoded afresh. None where `pid` is not 14 base64 characters of
+    a valid board (a side over 15 checkers, bits left over, both colours on a point, both
+    sides off): the caller then takes the checked path and its answer for those."""
+    cdef unsigned char raw[10]
+    cdef int values[14]
+    cdef int sides[2][26]
+    cdef int i, v, side, slot, count, shift = 0, total
+    cdef int totals[2]
+    if len(pid) != 14:
+        return None
+    for i in range(14):
+        v = _b64_value(<unsigned int>(<Py_UCS4>pid[i]))
+        if v < 0:
+            return None
+        values[i] = v
+    # As base64.b64decode(pid + "=="): 3 bytes from each 4 characters, one from the last
+    # two (the last character's low 4 bits unused).
+    for i in range(3):
+        raw[3 * i] = (values[4 * i] << 2) | (values[4 * i + 1] >> 4)
+        raw[3 * i + 1] = ((values[4 * i + 1] & 15) << 4) | (values[4 * i + 2] >> 2)
+        raw[3 * i + 2] = ((values[4 * i + 2] & 3) << 6) | values[4 * i + 3]
+    raw[9] = (values[12] << 2) | (values[13] >> 4)
+    # Per side, per slot 1-25: its checkers as 1 bits, then a 0 bit; lowest bit first. The
+    # side NOT on roll comes first (sides[0]).
+    for side in range(2):
+        sides[side][0] = 0
+        total = 0
+        for slot in range(1, 26):
+            count = 0
+            while shift < 80 and (raw[shift >> 3] >> (shift & 7)) & 1:
+                count += 1
+                shift += 1
+            if shift >= 80 and count and slot <= 25:
+                # ran into the end of the key inside a run: too many checkers (the Python
+                # reading's error)
+                return None
+            shift += 1
+            sides[side][slot] = count
+            total += count
+        if total > 15:
+            return None
+        totals[side] = total
+    for i in range(shift, 80):
+        if (raw[i >> 3] >> (i & 7)) & 1:
+            return None  # bits set after both sides
+    # Position(mover=sides[1], opponent=sides[0]): no point held by both colours, and not
+    # both sides off.
+    for i in range(1, 25):
+        if sides[1][i] > 0 and sides[0][25 - i] > 0:
+            return None
+    if totals[0] == 0 and totals[1] == 0:
+        return None
+    first = _counts(sides[0])
+    second = _counts(sides[1])
+    own = board_summary(first, second)
+    swapped = board_summary(second, first)
+    if own is None or swapped is None:
+        return None
+    return min((<tuple>own)[0], (<tuple>swapped)[0])
+
+
 cdef inline tuple _counts(int *board):
     """A board's 26 counts as a tuple (without a list in between)."""
     cdef tuple out = PyTuple_New(26)

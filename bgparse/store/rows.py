@@ -211,6 +211,16 @@ def turn_lines_python(turns: tuple[Turn, ...]) -> str:
 def _final_board(g: VerifiedGame) -> str:
     """The board a game ends on, whichever side it is seen from: after a roll not played
     (a resignation) the replay's view of it depends on where the record writes the result."""
+    if _canonical_board_id is not None:
+        fast = _canonical_board_id(g.final_position_id)
+        if fast is not None:
+            return fast
+    return _final_board_python(g)
+
+
+def _final_board_python(g: VerifiedGame) -> str:
+    """`_final_board` by decoding the board (`_speedups.canonical_board_id` is its typed
+    twin, for clean Position IDs of valid boards)."""
     try:
         final = Position.from_position_id(g.final_position_id)
     except (PositionError, ValueError):
@@ -445,6 +455,12 @@ def _turn_rows_python(
         c_column.append(column)
     return move_no, rolls_before, before
 
+
+_canonical_board_id: Callable[[str], str | None] | None
+try:  # a game's final board in C, where setup.py built it
+    from bgparse.rules._speedups import canonical_board_id as _canonical_board_id
+except ImportError:
+    _canonical_board_id = None
 
 _typed_array: Callable[[Any, pa.DataType], pa.Array | None] | None
 try:  # the typed C conversion of a column list, where setup.py built it

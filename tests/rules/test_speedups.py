@@ -5,7 +5,7 @@ pure-Python install."""
 from __future__ import annotations
 
 import dataclasses
-from base64 import b64decode
+from base64 import b64decode, b64encode
 from typing import Any
 
 import pytest
@@ -241,3 +241,54 @@ def test_play_key_leaves_steps_other_than_a_tuple_to_the_uncached_path() -> None
     steps = [(13, 7, False), (8, 7, True)]
     assert speedups.play_key(steps) is None
     assert play_info(steps) == play_info(tuple(steps)) == ("13/7 8/7*", 1)  # type: ignore[arg-type]
+
+
+def _final_boards(pid: str) -> tuple[str, str]:
+    """A game's final board for the match identity, by the C path and the Python one."""
+    from types import SimpleNamespace
+
+    from bgparse.store.rows import _final_board, _final_board_python
+
+    game = SimpleNamespace(final_position_id=pid)
+    return _final_board(game), _final_board_python(game)  # type: ignore[arg-type]
+
+
+def _id_of(bits: int) -> str:
+    return b64encode(bits.to_bytes(10, "little")).decode()[:14]
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.one_of(
+        # A Position ID of any two sides: valid, or a point both hold, or both off.
+        st.builds(
+            lambda a, b: _join_halves(_side_info.__wrapped__(a), _side_info.__wrapped__(b)),
+            sides(),
+            sides(),
+        ),
+        positions().map(lambda p: p.position_id()),
+        # Any 80 bits, and any 14 characters of the alphabet and round it.
+        st.integers(0, 2**80 - 1).map(_id_of),
+        st.text(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=- ",
+            min_size=12,
+            max_size=15,
+        ),
+    )
+)
+def test_canonical_board_id_equals_the_python_final_board(pid: str) -> None:
+    fast = speedups.canonical_board_id(pid)
+    c_path, python_path = _final_boards(pid)
+    assert c_path == python_path
+    if fast is not None:
+        assert fast == python_path
+
+
+def test_canonical_board_id_leaves_what_it_cannot_read_to_python() -> None:
+    start = "4HPwATDgc/ABMA"
+    assert speedups.canonical_board_id(start) == min(
+        start, Position.from_position_id(start).swap().position_id()
+    )
+    for odd in (" " + start, start[:13], start[:13] + "!", _id_of(2**80 - 1), _id_of(0)):
+        assert speedups.canonical_board_id(odd) is None, odd
+        assert _final_boards(odd)[0] == _final_boards(odd)[1]
