@@ -19,7 +19,6 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from itertools import chain
 from typing import Any, Final
 
 import pyarrow as pa
@@ -315,6 +314,15 @@ class Columns:
     def batch(self) -> pa.RecordBatch:
         """The rows as one record batch of the table's schema."""
         return _batch(self.table, self.lists)
+
+
+def _joined(parts: Sequence[list[Any]]) -> list[Any]:
+    """One column's lists end to end: list.extend copies a list's items at once, where a
+    chain of iterators hands them over one by one (a third of `batches` where it was used)."""
+    out = list(parts[0])
+    for part in parts[1:]:
+        out.extend(part)
+    return out
 
 
 def _batch(table: str, lists: Iterable[Sequence[Any]]) -> pa.RecordBatch:
@@ -629,7 +637,7 @@ class Rows:
             if len(held) > 1:
                 # One column joined at a time, each dropped once converted: the peak grows by
                 # a column's list, not by the table's.
-                lists = (list(chain.from_iterable(c)) for c in zip(*parts_of, strict=True))
+                lists = (_joined(c) for c in zip(*parts_of, strict=True))
             whole = _batch(table, lists)
             start = 0
             for key in held:
