@@ -15,7 +15,6 @@ down to the board work and its `PlayCheck`, a dance's legal plays generated to f
 and the stored turn's row built field by field."""
 
 cimport cython
-from cpython.object cimport PyObject_GenericSetAttr
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_SET_ITEM
 from cpython.object cimport PyTypeObject
@@ -24,12 +23,13 @@ cdef extern from "Python.h":
     # The allocation a tuple subclass's instance gets (its type's tp_alloc, inherited).
     object _generic_alloc "PyType_GenericAlloc" (PyTypeObject *type, Py_ssize_t nitems)
 
+from bgparse._slots cimport slot_fill, slot_get, slot_offset
 from bgparse.replay.state cimport GameState
 from bgparse.rules.game cimport Game
 from bgparse.turns cimport GameRows
 from bgparse.rules._speedups cimport _play_steps, board_summary, match_id_text, play_key
 
-from bgparse.events import Roll
+from bgparse.events import Move, Roll, Span
 from bgparse.rules.position import Position
 from bgparse.rules.steps import STEP_TABLE
 from bgparse.turns import _PLAY_INFO, play_info, written_play
@@ -37,6 +37,20 @@ from bgparse.verified import Turn
 
 cdef dict _play_infos = _PLAY_INFO
 cdef tuple _steps = STEP_TABLE
+
+# The fields read and filled here, at their offsets (bgparse/_slots.pxd): of a Roll, exactly.
+cdef Py_ssize_t _R_SIDE = slot_offset(Roll, "side")
+cdef Py_ssize_t _R_DICE = slot_offset(Roll, "dice")
+cdef Py_ssize_t _R_MOVES = slot_offset(Roll, "moves")
+cdef Py_ssize_t _R_SPAN = slot_offset(Roll, "span")
+cdef Py_ssize_t _R_TEXT = slot_offset(Roll, "text")
+cdef Py_ssize_t _M_POINTS = slot_offset(Move, "points")
+cdef Py_ssize_t _P_MOVER = slot_offset(Position, "mover")
+cdef Py_ssize_t _P_OPPONENT = slot_offset(Position, "opponent")
+cdef Py_ssize_t _P_CHECKERS = slot_offset(Position, "checkers")
+cdef Py_ssize_t _P_CHECKED = slot_offset(Position, "_checked")
+if Position.__slots__ != ("mover", "opponent", "checkers", "_checked"):
+    raise ImportError("Position has other fields than _plain.pyx fills")
 
 
 def plain_play(GameState g not None, object a):
@@ -51,7 +65,7 @@ def plain_play(GameState g not None, object a):
     game = g.game
     if game.over or not game.board_known:
         return False
-    who = a.side
+    who = slot_get(a, _R_SIDE)
     if type(who) is not int or (who != 0 and who != 1):
         return False
     side = who
@@ -61,7 +75,7 @@ def plain_play(GameState g not None, object a):
     cube = game.cube
     if cube.pending is not None:
         return False  # a double or beaver to settle first
-    dice = a.dice
+    dice = slot_get(a, _R_DICE)
     if type(dice) is not tuple or len(dice) != 2:
         return False
     x = (<tuple>dice)[0]
@@ -72,29 +86,29 @@ def plain_play(GameState g not None, object a):
     d2 = y
     if last is None and d1 == d2 and game.rules.variant == "standard":
         return False  # a double as the opening roll
-    moves = a.moves
+    moves = slot_get(a, _R_MOVES)
     if type(moves) is not tuple:
         return False
     for m in <tuple>moves:
-        points = m.points
+        points = slot_get(m, _M_POINTS) if type(m) is Move else m.points
         if points[0] == 0 and points == (0, 0):
             return False  # '0/0' for a die not played: N003
     pos = game.board(side)  # the board from the roller's view
-    if pos._checked is not True:
+    if type(pos) is not Position or slot_get(pos, _P_CHECKED) is not True:
         return False
-    mover = pos.mover
-    opponent = pos.opponent
+    mover = slot_get(pos, _P_MOVER)
+    opponent = slot_get(pos, _P_OPPONENT)
     if moves:
         done = _play_steps(mover, opponent, d1, d2, moves, _steps, False)
         if done is None or (<tuple>done)[3]:
             return False  # not single steps using every die in order, or a star written wrong
         steps = (<tuple>done)[2]
-        after = _after((<tuple>done)[0], (<tuple>done)[1], pos.checkers)
+        after = _after((<tuple>done)[0], (<tuple>done)[1], slot_get(pos, _P_CHECKERS))
         kind = "play"
     elif _dances(mover, opponent, d1, d2):
         # No play written, and none possible: a checker on the bar that no die enters.
         steps = ()
-        after = _after(opponent, mover, pos.checkers)
+        after = _after(opponent, mover, slot_get(pos, _P_CHECKERS))
         kind = "dance"
     else:
         return False  # no play written where one may be possible: the reference judges it
@@ -138,10 +152,10 @@ cdef object _after(object mover, object opponent, object checkers):
     it (and `_speedups.verify_fast`): its fields stored in C, the frozen dataclass's setattr
     gone round, which costs four calls of `object.__setattr__` in Python."""
     after = _generic_alloc(<PyTypeObject *>Position, 0)  # as object.__new__(Position) does
-    PyObject_GenericSetAttr(after, "mover", mover)
-    PyObject_GenericSetAttr(after, "opponent", opponent)
-    PyObject_GenericSetAttr(after, "checkers", checkers)
-    PyObject_GenericSetAttr(after, "_checked", True)
+    slot_fill(after, _P_MOVER, mover)
+    slot_fill(after, _P_OPPONENT, opponent)
+    slot_fill(after, _P_CHECKERS, checkers)
+    slot_fill(after, _P_CHECKED, True)
     return after
 
 
@@ -173,10 +187,16 @@ cdef _row(GameRows rows, Game game, int side, str kind, object a, tuple dice, tu
     info = _play_infos.get(key) if key is not None else None
     if info is None:
         info = play_info(steps)
-    written = a.text
+    written = slot_get(a, _R_TEXT)
     if not written:
         written = written_play(a)
-    span = a.span
+    span = slot_get(a, _R_SPAN)
+    if type(span) is Span:
+        line = (<tuple>span)[0]
+        column = (<tuple>span)[1]
+    else:
+        line = span.line
+        column = span.column
     pips = (summary[1], summary[2])
     # The Turn made as tuple.__new__(Turn, fields) makes it (allocated by its type, the
     # fields stored in order), without the tuple of fields in between.
@@ -185,8 +205,8 @@ cdef _row(GameRows rows, Game game, int side, str kind, object a, tuple dice, tu
     _put(out, 1, rows.n_turns - 1)
     _put(out, 2, side)
     _put(out, 3, kind)
-    _put(out, 4, span.line)
-    _put(out, 5, span.column)
+    _put(out, 4, line)
+    _put(out, 5, column)
     _put(out, 6, summary[0])
     _put(out, 7, mid)
     _put(out, 8, dice)

@@ -11,6 +11,9 @@ from cpython.object cimport PyObject_GenericSetAttr
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
+# C declarations only (no Python import: rules/ imports nothing from the rest of bgparse).
+from bgparse._slots cimport slot_get, slot_offset
+
 
 cdef inline bint _side_key(tuple side, unsigned long long *key, int *nbits, long *pips,
                            int *back):
@@ -280,6 +283,32 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
     return _play_steps(mover, opponent, d1, d2, moves, step_table, partial)
 
 
+# The class of the written moves last met (the readers' Move) where its fields are plain slots,
+# and their offsets: its fields read in C (bgparse/_slots.pxd), not by name.
+cdef type _move_cls = None
+cdef type _not_slotted = None
+cdef Py_ssize_t _mv_points = 0, _mv_hits = 0, _mv_count = 0
+
+
+cdef bint _slotted_move(type cls) except -1:
+    """Whether a written move of class `cls` is read by its slots (learning them once)."""
+    global _move_cls, _not_slotted, _mv_points, _mv_hits, _mv_count
+    if cls is _move_cls:
+        return True
+    if cls is _not_slotted:
+        return False
+    try:
+        points = slot_offset(cls, "points")
+        hits = slot_offset(cls, "hits")
+        count = slot_offset(cls, "count")
+    except ImportError:
+        _not_slotted = cls
+        return False
+    _move_cls = cls
+    _mv_points, _mv_hits, _mv_count = points, hits, count
+    return True
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object moves,
@@ -321,9 +350,14 @@ cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object move
         else:
             # Only the readers' own shape (bgparse.events.Move): anything else is left to the
             # Python original, whose answer is the same or an error of its own.
-            points = getattr(m, "points", None)
-            hits = getattr(m, "hits", None)
-            pcount = getattr(m, "count", None)
+            if _slotted_move(type(m)):
+                points = slot_get(m, _mv_points)
+                hits = slot_get(m, _mv_hits)
+                pcount = slot_get(m, _mv_count)
+            else:
+                points = getattr(m, "points", None)
+                hits = getattr(m, "hits", None)
+                pcount = getattr(m, "count", None)
             if type(points) is not tuple or type(hits) is not tuple or type(pcount) is not int:
                 return None
             if len(points) != 2 or len(hits) != 2 or pcount < 1:
