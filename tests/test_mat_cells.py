@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
 from bgparse.findings import RecordError
@@ -140,3 +142,35 @@ def test_the_typed_reading_reads_the_same_records(monkeypatch: pytest.MonkeyPatc
     python = [_records(data, path) for path, data in inputs]
     for (path, _), a, b in zip(inputs, typed, python, strict=True):
         assert a == b, path
+
+
+#: Pieces of match and game lines and of what is near them: texts made of these put line
+#: starts next to digits, signs, blanks, "points", "game" in any case, digits of other scripts
+#: and characters outside one byte (which the C scan reads another way).
+_LINE_PIECES = st.sampled_from(
+    ["\n", " ", "\t", "-", "5", "17", "\u0665", "point", "Points", "POINTS ", "match",
+     " match", "Match\n", "game", "GAME ", "Game", " 3", "1)", "gam", "p", "é", "\u4e00", ";",
+     "\r", "x", "\n-5 point match", "\n 3 points match", "\n\t\u0663 point Match",
+     "\n  -\u0661 points match", "\n7points match", "\n Game 1", "\ngame -2", "\n\tGAME\t3",
+     "\n1) 52: 13/8", "\n 5 pont match", "\n 5 - point match", "\n Games 2"]
+)  # fmt: skip
+
+
+@needs_cells
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.lists(_LINE_PIECES, max_size=40).map("".join),
+    start=st.integers(0, 60),
+    width=st.integers(0, 60),
+)
+def test_the_line_scan_finds_the_regexes_lines(text: str, start: int, width: int) -> None:
+    """Match lines and game lines found with `_cells.lines_that_may_start` are those the
+    newline-led regular expressions find (the pure-Python way), for any text and range."""
+    end = min(len(text), start + width)
+    typed = ([m.span() for m in mat._match_lines(text)], mat._game_starts(text, start, end))
+    cells, mat._cells = mat._cells, None
+    try:
+        python = ([m.span() for m in mat._match_lines(text)], mat._game_starts(text, start, end))
+    finally:
+        mat._cells = cells
+    assert typed == python

@@ -15,15 +15,17 @@ from cpython.dict cimport PyDict_GetItemWithError, PyDict_SetItem
 from cpython.ref cimport Py_INCREF
 from cpython.set cimport PySet_Add
 from cpython.tuple cimport PyTuple_SET_ITEM
+from libc.string cimport memchr
 from cpython.unicode cimport (
     Py_UNICODE_ISDECIMAL,
+    PyUnicode_1BYTE_KIND,
     PyUnicode_DATA,
     PyUnicode_KIND,
     PyUnicode_READ,
     PyUnicode_Substring,
 )
 
-from types import MemberDescriptorType
+from bgparse._slots cimport slot_fill, slot_offset
 
 from bgparse.events import Roll, Span
 
@@ -31,16 +33,7 @@ from bgparse.events import Roll, Span
 GROUPS = {"ROLL": 1, "ROWNO": 2, "END": 3}
 
 
-cdef extern from "structmember.h":
-    # The slot of a member descriptor (a `__slots__` field): where in the object it is stored.
-    ctypedef struct PyMemberDef:
-        int type
-        Py_ssize_t offset
-    int T_OBJECT_EX
-
 cdef extern from "Python.h":
-    ctypedef struct PyMemberDescrObject:
-        PyMemberDef *d_member
     # A new, empty instance (slots or items NULL, tracked by the collector), as object.__new__
     # and tuple.__new__ start theirs.
     object _alloc "PyType_GenericAlloc"(PyTypeObject *cls, Py_ssize_t items)
@@ -54,25 +47,13 @@ cdef enum:
     END = 3
 
 
-cdef Py_ssize_t _slot(type cls, str name) except -1:
-    """Where `cls` stores its slot `name`; an ImportError (so mat.py keeps the Python loop)
-    where that is not a plain object slot."""
-    descr = cls.__dict__.get(name)
-    if type(descr) is not MemberDescriptorType:
-        raise ImportError(f"{cls.__name__}.{name} is not a slot")
-    cdef PyMemberDef *member = (<PyMemberDescrObject *> <PyObject *> descr).d_member
-    if member.type != T_OBJECT_EX:
-        raise ImportError(f"{cls.__name__}.{name} is not an object slot")
-    return member.offset
-
-
 cdef PyTypeObject *_ROLL = <PyTypeObject *> Roll
 cdef PyTypeObject *_SPAN = <PyTypeObject *> Span
-cdef Py_ssize_t _SIDE = _slot(Roll, "side")
-cdef Py_ssize_t _DICE = _slot(Roll, "dice")
-cdef Py_ssize_t _MOVES = _slot(Roll, "moves")
-cdef Py_ssize_t _SPAN_AT = _slot(Roll, "span")
-cdef Py_ssize_t _TEXT = _slot(Roll, "text")
+cdef Py_ssize_t _SIDE = slot_offset(Roll, "side")
+cdef Py_ssize_t _DICE = slot_offset(Roll, "dice")
+cdef Py_ssize_t _MOVES = slot_offset(Roll, "moves")
+cdef Py_ssize_t _SPAN_AT = slot_offset(Roll, "span")
+cdef Py_ssize_t _TEXT = slot_offset(Roll, "text")
 if Roll.__slots__ != ("side", "dice", "moves", "span", "text"):
     raise ImportError("Roll has other fields than _cells.pyx fills")
 if Span._fields != ("line", "column", "length"):
@@ -84,20 +65,14 @@ cdef dict _roll_cells = {}
 cdef Py_ssize_t _MAX_CELLS = 1 << 16
 
 
-cdef inline void _store(object obj, Py_ssize_t offset, object value):
-    """Fills an empty slot of a new object (what `make_roll`'s descriptor stores do)."""
-    Py_INCREF(value)
-    (<PyObject **> ((<char *> <PyObject *> obj) + offset))[0] = <PyObject *> value
-
-
 cdef inline object _roll(object side, object dice, object moves, object span, object text):
     """`Roll(side, dice, moves, span, text)`, as `events.make_roll` builds it."""
     roll = _alloc(_ROLL, 0)
-    _store(roll, _SIDE, side)
-    _store(roll, _DICE, dice)
-    _store(roll, _MOVES, moves)
-    _store(roll, _SPAN_AT, span)
-    _store(roll, _TEXT, text)
+    slot_fill(roll, _SIDE, side)
+    slot_fill(roll, _DICE, dice)
+    slot_fill(roll, _MOVES, moves)
+    slot_fill(roll, _SPAN_AT, span)
+    slot_fill(roll, _TEXT, text)
     # Out of the collector's way: a roll's fields are numbers, strings and tuples of moves made
     # before it, so it can be in no reference cycle (the collector itself takes tuples of such
     # things off its lists, but not these). A game's rolls were most of what it walked.
@@ -427,3 +402,71 @@ def read_rows(object reader, list lines, Py_ssize_t threshold, list actions,
             else:
                 actions.append(reader._cell(cell_types[group - 1], written, sides[side], span))
     return low_high
+
+
+cdef inline Py_ssize_t _skip_blanks(int kind, void *data, Py_ssize_t p, Py_ssize_t n) noexcept:
+    """Past the spaces and tabs at `p` (the `[ \\t]*` of the match and game lines)."""
+    cdef Py_UCS4 c
+    while p < n:
+        c = PyUnicode_READ(kind, data, p)
+        if c != 32 and c != 9:
+            break
+        p += 1
+    return p
+
+
+cdef bint _may_be_match_line(int kind, void *data, Py_ssize_t p, Py_ssize_t n) noexcept:
+    """Whether the line at `p` starts as mat.py's `_MATCH_LINE` needs, /[ \\t]*-?\\d+[ \\t]*p/i."""
+    cdef Py_ssize_t q
+    p = _skip_blanks(kind, data, p, n)
+    if p < n and PyUnicode_READ(kind, data, p) == 45:  # '-'
+        p += 1
+    q = p
+    while p < n and _decimal(PyUnicode_READ(kind, data, p)):
+        p += 1
+    if p == q:
+        return False
+    p = _skip_blanks(kind, data, p, n)
+    return p < n and (<unsigned int> PyUnicode_READ(kind, data, p) | 32) == 112  # 'p' or 'P'
+
+
+cdef bint _may_be_game_line(int kind, void *data, Py_ssize_t p, Py_ssize_t n) noexcept:
+    """Whether the line at `p` starts as mat.py's `_GAME_LINE` needs, /[ \\t]*g/i."""
+    p = _skip_blanks(kind, data, p, n)
+    return p < n and (<unsigned int> PyUnicode_READ(kind, data, p) | 32) == 103  # 'g' or 'G'
+
+
+def lines_that_may_start(str text, Py_ssize_t start, Py_ssize_t end, bint games):
+    """The starts of the lines that may be match lines (`games` False) or game lines (True):
+    the line at `start` (where it is 0, for match lines) and each after a line break at
+    `start` to `end`, whose first characters are those the line's pattern begins with.
+    mat.py matches its pattern at each; far fewer lines than the newline-led search tries
+    (every row of moves begins with digits, which a match line's pattern starts to read)."""
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void *data = PyUnicode_DATA(text)
+    cdef Py_ssize_t n = len(text), i
+    cdef list out = []
+    if start < 0:
+        start = 0
+    if end > n:
+        end = n
+    if not games and start == 0 and _may_be_match_line(kind, data, 0, n):
+        out.append(0)
+    cdef const char *bytes_ = <const char *> data
+    cdef const char *nl
+    i = start
+    while i < end:
+        if kind == PyUnicode_1BYTE_KIND:  # one byte a character: the C library's search
+            nl = <const char *> memchr(bytes_ + i, 10, end - i)
+            if nl is NULL:
+                break
+            i = nl - bytes_
+        elif PyUnicode_READ(kind, data, i) != 10:
+            i += 1
+            continue
+        if _may_be_game_line(kind, data, i + 1, n) if games else _may_be_match_line(
+            kind, data, i + 1, n
+        ):
+            out.append(i + 1)
+        i += 1
+    return out

@@ -75,6 +75,8 @@ _MATCH_LINE = re.compile(r"^[ \t]*(-?\d+)[ \t]*points?[ \t]+match\b[^\n]*$", re.
 #: a sixteenth of an import's instructions with the game lines').
 _MATCH_LINE_AFTER_NL = re.compile("\n" + _MATCH_LINE.pattern[1:], re.M | re.I)
 _GAME_LINE_AFTER_NL = re.compile(r"\n[ \t]*game[ \t]+-?\d+\b", re.I)
+#: A game line from its start (where `_cells.lines_that_may_start` found one may stand).
+_GAME_LINE = re.compile(r"[ \t]*game[ \t]+-?\d+\b", re.I)
 # Possessive runs: with a lazy name between two blank runs, a line of `[` and thousands of blanks
 # with no quote cost the cube of its length. The name keeps its blanks; readers strip it.
 _TAG = re.compile(r'^[ \t]*+[;#]?+[ \t]*+\[([^\]"]*+)"(.*)"[ \t]*+\][ \t]*+$')
@@ -249,11 +251,18 @@ def has_match_line(text: str) -> bool:
 
 def _match_lines(text: str) -> Iterator[re.Match[str]]:
     """`_MATCH_LINE.finditer(text)`, found faster: each line after a newline that the
-    newline-led pattern finds, matched again from its start by `_MATCH_LINE` itself."""
+    newline-led pattern finds, matched again from its start by `_MATCH_LINE` itself; or, where
+    the C reader is built, each line it finds may be one."""
+    at = _MATCH_LINE.match
+    if _cells is not None:
+        for start in _cells.lines_that_may_start(text, 0, len(text), False):
+            line = at(text, start)
+            if line is not None:
+                yield line
+        return
     first = _MATCH_LINE.match(text)
     if first is not None:
         yield first
-    at = _MATCH_LINE.match
     for m in _MATCH_LINE_AFTER_NL.finditer(text):
         line = at(text, m.start() + 1)
         assert line is not None
@@ -991,7 +1000,7 @@ class _MatReader:
             length = max(length, 0)
         games: list[Game] = []
         # Game lines start after a newline (`^` in multi-line mode), found from it.
-        game_starts = [g.start() + 1 for g in _GAME_LINE_AFTER_NL.finditer(text, m.end(), body_end)]
+        game_starts = _game_starts(text, m.end(), body_end)
         self._stray_text(ctx, m.end(), game_starts[0] if game_starts else body_end, match_line)
         line_no = self._line_at(game_starts[0]) if game_starts else 0
         for gi, gs in enumerate(game_starts):
@@ -1141,6 +1150,15 @@ class _MatReader:
             tok = getattr(exc, "token", None)
             return col, f"unexpected '{str(tok)[:40]}'" if tok else "line ends too early"
         return 1, "not a row of a game"  # pragma: no cover - parses as cells but not as a line
+
+
+def _game_starts(text: str, start: int, end: int) -> list[int]:
+    """Where the game lines after a line break from `start` to `end` begin (the lines
+    `_GAME_LINE_AFTER_NL` finds there, which the C reader's scan finds faster)."""
+    if _cells is None:
+        return [g.start() + 1 for g in _GAME_LINE_AFTER_NL.finditer(text, start, end)]
+    at = _GAME_LINE.match
+    return [p for p in _cells.lines_that_may_start(text, start, end, True) if at(text, p, end)]
 
 
 def _lines_by_grammar(chunk: str, indent: int, first_line: int) -> tuple[_Line, list[_Line]]:
