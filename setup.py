@@ -30,6 +30,7 @@ COMPILED = [
     "bgparse/verified.py",
     "bgparse/readers/decode.py",
     "bgparse/readers/mat.py",
+    "bgparse/readers/numbers.py",
     "bgparse/rules/cube.py",
     "bgparse/rules/game.py",
     "bgparse/rules/ids.py",
