@@ -3,4 +3,6 @@
 # by name. turns.py stays the source.
 
 cdef class GameRows:
-    cdef public object aways, jacoby, keep, match_keys, n_turns, number, offers, turns
+    cdef public object aways, jacoby, keep, n_turns, number, offers
+    cdef public dict match_keys
+    cdef public list turns

@@ -30,6 +30,7 @@ from bgparse.turns cimport GameRows
 from bgparse.rules._speedups cimport _play_steps, board_summary, match_id_text, play_key
 
 from bgparse.events import Move, Roll, Span
+from bgparse.rules.cube import CubeState
 from bgparse.rules.position import Position
 from bgparse.rules.steps import STEP_TABLE
 from bgparse.turns import _PLAY_INFO, play_info, written_play
@@ -49,6 +50,9 @@ cdef Py_ssize_t _P_MOVER = slot_offset(Position, "mover")
 cdef Py_ssize_t _P_OPPONENT = slot_offset(Position, "opponent")
 cdef Py_ssize_t _P_CHECKERS = slot_offset(Position, "checkers")
 cdef Py_ssize_t _P_CHECKED = slot_offset(Position, "_checked")
+cdef Py_ssize_t _C_VALUE = slot_offset(CubeState, "value")
+cdef Py_ssize_t _C_OWNER = slot_offset(CubeState, "owner")
+cdef Py_ssize_t _C_PENDING = slot_offset(CubeState, "pending")
 if Position.__slots__ != ("mover", "opponent", "checkers", "_checked"):
     raise ImportError("Position has other fields than _plain.pyx fills")
 
@@ -73,7 +77,7 @@ def plain_play(GameState g not None, object a):
     if last is not None and last == side:
         return False  # the turn order broken: P006
     cube = game.cube
-    if cube.pending is not None:
+    if type(cube) is not CubeState or slot_get(cube, _C_PENDING) is not None:
         return False  # a double or beaver to settle first
     dice = slot_get(a, _R_DICE)
     if type(dice) is not tuple or len(dice) != 2:
@@ -170,9 +174,9 @@ cdef _row(GameRows rows, Game game, int side, str kind, object a, tuple dice, tu
           tuple summary):
     """`GameRows.turn` for a legal play or dance (the board before it, the game's cube)."""
     rows.n_turns += 1
-    c = game.cube
-    value = c.value
-    owner = c.owner
+    c = game.cube  # a CubeState (plain_play checked)
+    value = slot_get(c, _C_VALUE)
+    owner = slot_get(c, _C_OWNER)
     if owner is None or (owner != 0 and owner != 1):
         owner = -1
     raw = rows.match_keys.get((value, owner, side, side, False))

@@ -15,6 +15,8 @@ from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 from bgparse._slots cimport slot_get, slot_offset
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef inline bint _side_key(tuple side, unsigned long long *key, int *nbits, long *pips,
                            int *back):
     """One side (26 counts: 0 unused, 1-24, 25 the bar) as its half of the Position ID key:

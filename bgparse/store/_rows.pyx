@@ -120,6 +120,20 @@ cdef inline object _or_none(object value):
     return value if PyObject_IsTrue(value) else None
 
 
+# `texts` (the roll texts by dice) as a table by die1 * 7 + die2 for dice of 1 to 6, made from
+# the last dictionary given: looking a pair up there hashes a tuple per turn.
+cdef object _table_of = None
+cdef tuple _table = None
+
+
+cdef tuple _texts_table(dict texts):
+    global _table_of, _table
+    if texts is not _table_of:
+        _table = tuple(texts.get((a, b)) for a in range(7) for b in range(7))
+        _table_of = texts
+    return _table
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 def turn_rows(object turns, list lists, object uid, object number, dict texts,
@@ -159,11 +173,20 @@ def turn_rows(object turns, list lists, object uid, object number, dict texts,
         away = _field(t, 19)
         if away is not None and (type(away) is not tuple or PyTuple_GET_SIZE(away) != 2):
             return None
-    (c_uid, c_game, c_ply, c_side, c_kind, c_move_no, c_rolls_before, c_pid, c_mid, c_die1,
-     c_die2, c_roll, c_doublet, c_play, c_written, c_steps, c_hits, c_pips_mover,
-     c_pips_opponent, c_race, c_cube_value, c_cube_owner, c_score_mover, c_score_opponent,
-     c_away_mover, c_away_opponent, c_crawford, c_legal, c_n_legal, c_line,
-     c_column) = lists
+    # The column lists typed: list.append compiles to its fast path (an item stored where the
+    # list has room), where PyList_Append is a call into the interpreter per field.
+    cdef list c_uid = lists[0], c_game = lists[1], c_ply = lists[2], c_side = lists[3]
+    cdef list c_kind = lists[4], c_move_no = lists[5], c_rolls_before = lists[6]
+    cdef list c_pid = lists[7], c_mid = lists[8], c_die1 = lists[9], c_die2 = lists[10]
+    cdef list c_roll = lists[11], c_doublet = lists[12], c_play = lists[13]
+    cdef list c_written = lists[14], c_steps = lists[15], c_hits = lists[16]
+    cdef list c_pips_mover = lists[17], c_pips_opponent = lists[18], c_race = lists[19]
+    cdef list c_cube_value = lists[20], c_cube_owner = lists[21], c_score_mover = lists[22]
+    cdef list c_score_opponent = lists[23], c_away_mover = lists[24]
+    cdef list c_away_opponent = lists[25], c_crawford = lists[26], c_legal = lists[27]
+    cdef list c_n_legal = lists[28], c_line = lists[29], c_column = lists[30]
+    cdef tuple table = _texts_table(texts)
+    cdef int a, b
     moves[0] = 0
     moves[1] = 0
     for i in range(n):
@@ -171,10 +194,10 @@ def turn_rows(object turns, list lists, object uid, object number, dict texts,
         s = <int>_field(t, _SIDE)
         k = _field(t, _KIND)
         mover_move = moves[s] + 1
-        PyList_Append(move_no, mover_move)
-        PyList_Append(rolls_before, before)
-        PyList_Append(c_move_no, mover_move)
-        PyList_Append(c_rolls_before, before)
+        move_no.append(mover_move)
+        rolls_before.append(before)
+        c_move_no.append(mover_move)
+        c_rolls_before.append(before)
         d = _field(t, _DICE)
         if d is not None:
             if k in roll_kinds:
@@ -182,46 +205,54 @@ def turn_rows(object turns, list lists, object uid, object number, dict texts,
                 before += 1
             d0 = _field(d, 0)
             d1 = _field(d, 1)
-            PyList_Append(c_die1, d0)
-            PyList_Append(c_die2, d1)
-            text = PyDict_GetItem(texts, d)
-            PyList_Append(c_roll, <object>text if text is not NULL else roll_text(d))
-            PyList_Append(c_doublet, PyObject_RichCompare(d0, d1, Py_EQ))
+            c_die1.append(d0)
+            c_die2.append(d1)
+            a = _digit(d0)
+            b = _digit(d1)
+            text = NULL
+            if 1 <= a <= 6 and 1 <= b <= 6:
+                entry = <object>PyTuple_GET_ITEM(table, a * 7 + b)
+                if entry is not None:
+                    text = <PyObject *>entry
+            if text is NULL:
+                text = PyDict_GetItem(texts, d)
+            c_roll.append(<object>text if text is not NULL else roll_text(d))
+            c_doublet.append(PyObject_RichCompare(d0, d1, Py_EQ))
         else:
-            PyList_Append(c_die1, None)
-            PyList_Append(c_die2, None)
-            PyList_Append(c_roll, None)
-            PyList_Append(c_doublet, None)
-        PyList_Append(c_uid, uid)
-        PyList_Append(c_game, number)
-        PyList_Append(c_ply, _field(t, 1))
-        PyList_Append(c_side, _field(t, _SIDE))
-        PyList_Append(c_kind, k)
-        PyList_Append(c_pid, _or_none(_field(t, _PID)))
-        PyList_Append(c_mid, _or_none(_field(t, 7)))
-        PyList_Append(c_play, _or_none(_field(t, 10)))
-        PyList_Append(c_written, _or_none(_field(t, 11)))
-        PyList_Append(c_steps, _field(t, 9) if k == "play" else None)
-        PyList_Append(c_hits, _field(t, 12))
+            c_die1.append(None)
+            c_die2.append(None)
+            c_roll.append(None)
+            c_doublet.append(None)
+        c_uid.append(uid)
+        c_game.append(number)
+        c_ply.append(_field(t, 1))
+        c_side.append(_field(t, _SIDE))
+        c_kind.append(k)
+        c_pid.append(_or_none(_field(t, _PID)))
+        c_mid.append(_or_none(_field(t, 7)))
+        c_play.append(_or_none(_field(t, 10)))
+        c_written.append(_or_none(_field(t, 11)))
+        c_steps.append(_field(t, 9) if k == "play" else None)
+        c_hits.append(_field(t, 12))
         pips = _field(t, 13)
-        PyList_Append(c_pips_mover, _field(pips, 0))
-        PyList_Append(c_pips_opponent, _field(pips, 1))
-        PyList_Append(c_race, _field(t, 21))
-        PyList_Append(c_cube_value, _field(t, 14))
-        PyList_Append(c_cube_owner, _field(t, 15))
+        c_pips_mover.append(_field(pips, 0))
+        c_pips_opponent.append(_field(pips, 1))
+        c_race.append(_field(t, 21))
+        c_cube_value.append(_field(t, 14))
+        c_cube_owner.append(_field(t, 15))
         score = _field(t, 18)
-        PyList_Append(c_score_mover, _field(score, s))
-        PyList_Append(c_score_opponent, _field(score, 1 - s))
+        c_score_mover.append(_field(score, s))
+        c_score_opponent.append(_field(score, 1 - s))
         away = _field(t, 19)
         if away is not None and PyObject_IsTrue(away):
-            PyList_Append(c_away_mover, _field(away, 0))
-            PyList_Append(c_away_opponent, _field(away, 1))
+            c_away_mover.append(_field(away, 0))
+            c_away_opponent.append(_field(away, 1))
         else:
-            PyList_Append(c_away_mover, None)
-            PyList_Append(c_away_opponent, None)
-        PyList_Append(c_crawford, _field(t, 20))
-        PyList_Append(c_legal, _field(t, 16))
-        PyList_Append(c_n_legal, _field(t, 17))
-        PyList_Append(c_line, _field(t, 4))
-        PyList_Append(c_column, _field(t, 5))
+            c_away_mover.append(None)
+            c_away_opponent.append(None)
+        c_crawford.append(_field(t, 20))
+        c_legal.append(_field(t, 16))
+        c_n_legal.append(_field(t, 17))
+        c_line.append(_field(t, 4))
+        c_column.append(_field(t, 5))
     return move_no, rolls_before, before
