@@ -10,7 +10,8 @@ that revision is checked out into a temporary folder with its own compiled build
 bench runs with it and with this tree alternately, `--rounds` times: on a machine whose speed
 drifts (other work, thermal limits), compare the figures of one round, not of two runs hours
 apart. Each revision runs its own bench scripts, so a figure means what that revision's
-scripts measure.
+scripts measure. Without another revision the benches still run `--rounds` times: a figure
+met in one round and missed in the next says how much the machine moved.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def main() -> None:
             ("validate.py", ["--repeat", str(args.repeat), *files]),
             ("import.py", ["--matches", str(args.matches), "--workers", "1", "2", *imports]),
         ]
-        for n in range(args.rounds if len(builds) > 1 else 1):
+        for n in range(args.rounds):
             for script, extra in benches:
                 for name, python, tree in builds:
                     print(f"\n=== round {n + 1}: {script} with {name} ===", flush=True)

@@ -11,6 +11,7 @@ cimport cython
 from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_Resize
 from cpython.dict cimport PyDict_GetItem
 from cpython.list cimport PyList_Append
+from cpython.long cimport PyLong_AsLongAndOverflow
 from cpython.object cimport PyObject, PyObject_IsTrue, PyObject_RichCompare, Py_EQ
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 from cpython.unicode cimport PyUnicode_DecodeASCII
@@ -45,11 +46,14 @@ cdef inline bint _ascii(object text):
 
 cdef inline int _digit(object value):
     """A one-digit int's value, else -1."""
+    cdef int overflow = 0
+    cdef long v
     if type(value) is not int:
         return -1
-    if value < 0 or value > 9:
+    v = PyLong_AsLongAndOverflow(value, &overflow)
+    if overflow or v < 0 or v > 9:
         return -1
-    return <int>value
+    return <int>v
 
 
 def turn_lines(object turns):
