@@ -174,3 +174,35 @@ def test_the_line_scan_finds_the_regexes_lines(text: str, start: int, width: int
     finally:
         mat._cells = cells
     assert typed == python
+
+
+class _Wrapped(str):
+    """A str of another type, as a caller's wrapper (one that counts what is read) is."""
+
+
+@needs_cells
+def test_the_typed_reading_takes_a_str_of_any_type() -> None:
+    """The C functions read a subclass of str as they read the str it holds, and refuse
+    what is not text with a TypeError, never a crash."""
+    assert mat._cells is not None
+    hooks = mat._game_hooks()
+    games = 0
+    for _, data in list(_inputs(200))[:80]:
+        text = data.decode("utf-8", "replace")
+        wrapped = _Wrapped(text)
+        assert [m.span() for m in mat._match_lines(wrapped)] == [
+            m.span() for m in mat._match_lines(text)
+        ]
+        starts = mat._game_starts(text, 0, len(text))
+        assert mat._game_starts(wrapped, 0, len(text)) == starts
+        for a, b in zip(starts, [*starts[1:], len(text)]):
+            chunk = text[a:b]
+            indent = len(chunk) - len(chunk.lstrip(" \t"))
+            typed = mat._cells.game_lines(chunk, indent, 1, *hooks)
+            assert mat._cells.game_lines(_Wrapped(chunk), indent, 1, *hooks) == typed
+            games += typed is not None
+    assert games > 20
+    with pytest.raises(TypeError):
+        mat._cells.lines_that_may_start(b"5 point match\n", 0, 14, False)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        mat._cells.game_lines(b"Game 1\n", 0, 1, *hooks)  # type: ignore[arg-type]

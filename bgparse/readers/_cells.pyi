@@ -7,7 +7,7 @@ from typing import Any
 GROUPS: dict[str, int]
 
 def game_lines(
-    chunk: str,
+    text: str,
     indent: int,
     first_line: int,
     score: Callable[[str, int], Match[str] | None],

@@ -20,6 +20,7 @@ from cpython.unicode cimport (
     Py_UNICODE_ISDECIMAL,
     PyUnicode_1BYTE_KIND,
     PyUnicode_DATA,
+    PyUnicode_GET_LENGTH,
     PyUnicode_KIND,
     PyUnicode_READ,
     PyUnicode_Substring,
@@ -215,7 +216,17 @@ cdef inline object _span(object line, Py_ssize_t column, Py_ssize_t length):
     return _triple(_SPAN, line, col, width)
 
 
-def game_lines(str chunk, Py_ssize_t indent, object first_line, object score, object matcher,
+cdef inline str _exact(object text):
+    """`text` as a str of its own type (a subclass of str, such as a caller's wrapper that
+    counts what is read, copied once): the typed code below takes only str itself."""
+    if type(text) is str:
+        return <str> text
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
+    return PyUnicode_Substring(text, 0, PyUnicode_GET_LENGTH(text))
+
+
+def game_lines(object text, Py_ssize_t indent, object first_line, object score, object matcher,
                object keyword, type line_type):
     """The score line and the lines of a game (`chunk`, its game line after `indent` blanks)
     as `_MatReader._game` takes them from the grammar's tokens, where every line after the
@@ -228,6 +239,7 @@ def game_lines(str chunk, Py_ssize_t indent, object first_line, object score, ob
     break before the next line (or, at the end, are NL). `score` is the grammar's SCORE
     terminal anchored at the end of the game line; a line is read with the cell reader below.
     tests/test_mat_cells.py holds this to lark's reading."""
+    cdef str chunk = _exact(text)
     cdef _Row row = _Row.__new__(_Row)
     cdef Py_ssize_t n = len(chunk), pos, start, end, i
     cdef PyTypeObject *cls = <PyTypeObject *> line_type
@@ -436,15 +448,17 @@ cdef bint _may_be_game_line(int kind, void *data, Py_ssize_t p, Py_ssize_t n) no
     return p < n and (<unsigned int> PyUnicode_READ(kind, data, p) | 32) == 103  # 'g' or 'G'
 
 
-def lines_that_may_start(str text, Py_ssize_t start, Py_ssize_t end, bint games):
+def lines_that_may_start(object text, Py_ssize_t start, Py_ssize_t end, bint games):
     """The starts of the lines that may be match lines (`games` False) or game lines (True):
     the line at `start` (where it is 0, for match lines) and each after a line break at
     `start` to `end`, whose first characters are those the line's pattern begins with.
     mat.py matches its pattern at each; far fewer lines than the newline-led search tries
     (every row of moves begins with digits, which a match line's pattern starts to read)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, not {type(text).__name__}")
     cdef int kind = PyUnicode_KIND(text)
     cdef void *data = PyUnicode_DATA(text)
-    cdef Py_ssize_t n = len(text), i
+    cdef Py_ssize_t n = PyUnicode_GET_LENGTH(text), i
     cdef list out = []
     if start < 0:
         start = 0
