@@ -8,17 +8,59 @@ cimport cython
 from libc.string cimport memcpy
 
 from cpython.object cimport PyObject_GenericSetAttr
-from cpython.ref cimport Py_INCREF
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 # C declarations only (no Python import: rules/ imports nothing from the rest of bgparse).
 from bgparse._slots cimport slot_get, slot_offset
 
 
+# The sides read lately, as C counts: a game's boards are tuples the play before made
+# (`_counts`) or passed on unchanged, and each is read again by the next play's check and its
+# turn's summary. Keyed by the tuple itself, held here (so its address names no other object
+# while it is cached); a tuple never changes.
+cdef enum:
+    _SIDES_KEPT = 6
+
+cdef PyObject *_kept[_SIDES_KEPT]
+cdef int _kept_counts[_SIDES_KEPT][26]
+cdef int _kept_next = 0
+
+
+cdef inline void _keep(tuple side, const int *counts) noexcept:
+    global _kept_next
+    cdef int slot = _kept_next
+    _kept_next = (slot + 1) % _SIDES_KEPT
+    Py_XDECREF(_kept[slot])
+    Py_INCREF(side)
+    _kept[slot] = <PyObject *> side
+    memcpy(_kept_counts[slot], counts, 26 * sizeof(int))
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline int _read_side(tuple side, int *out) except -1:
+    """A side's 26 counts into `out` (1), or 0 where it is not 26 items; raises where an item is
+    not an int that fits a C int, as reading it item by item does."""
+    cdef PyObject *key = <PyObject *> side
+    cdef int i
+    for i in range(_SIDES_KEPT):
+        if _kept[i] == key:
+            memcpy(out, _kept_counts[i], 26 * sizeof(int))
+            return 1
+    if len(side) != 26:
+        return 0
+    for i in range(26):
+        out[i] = side[i]
+    _keep(side, out)
+    return 1
+
+
 @cython.boundscheck(False)
 @cython.wraparound(False)
 cdef inline bint _side_key(tuple side, unsigned long long *key, int *nbits, long *pips,
-                           int *back):
+                           int *back) except -1:
     """One side (26 counts: 0 unused, 1-24, 25 the bar) as its half of the Position ID key:
     per slot from 1 to 25 its checkers as 1-bits then a 0-bit, the first slot lowest. False
     where the side is not a legal one (a count outside 0-15, or over 15 checkers)."""
@@ -26,10 +68,11 @@ cdef inline bint _side_key(tuple side, unsigned long long *key, int *nbits, long
     cdef int shift = 0, total = 0, slot, c
     cdef long p = 0
     cdef int rear = 0
-    if len(side) != 26:
+    cdef int counts[26]
+    if not _read_side(side, counts):
         return False
     for slot in range(1, 26):
-        c = side[slot]
+        c = counts[slot]
         if c < 0 or c > 15:
             return False
         if c:
@@ -246,6 +289,7 @@ cdef inline tuple _counts(int *board):
         value = board[i]
         Py_INCREF(value)
         PyTuple_SET_ITEM(out, i, value)
+    _keep(out, board)  # the next play reads it
     return out
 
 
@@ -327,11 +371,11 @@ cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object move
     cdef bint hit, star, hit_any = False
     cdef list steps = []
     cdef list notes = None
-    if len(mover) != 26 or len(opponent) != 26 or len(step_table) != 1352:
+    if len(step_table) != 1352:
+        return None
+    if not _read_side(mover, mv) or not _read_side(opponent, op):
         return None
     for i in range(26):
-        mv[i] = mover[i]
-        op[i] = opponent[i]
         starred[i] = 0
         plain[i] = 0
     want[0] = d1
