@@ -22,6 +22,11 @@ on a scheduler and workers started with `dask scheduler` / `dask worker` (`dask-
 importing process is the client alone, as on a real cluster; the scheduler's CPU is shown).
 --worker-parts also runs the process pool with its workers writing their parts. For each, the
 importing process's (the client's) CPU time per committed file and per MB.
+Every configuration also shows its workers' CPU time (the pool's processes, counted once they
+have ended; none on `dask-ext`) and all of it per file: with 1 worker the work runs in the
+importing process, so beside it the 2-worker figure shows what running on two processes adds
+(the rows sent between them, each worker's start); a speed-up short of 2x beyond that is time a
+core sat idle or ran slower with both busy.
 
 --rounds N runs every configuration N times, interleaved (each round in another order), and
 gives each ratio between executors as the median of the rounds' own ratios: on a shared
@@ -35,6 +40,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import multiprocessing.util
 import os
 import re
 import resource
@@ -60,6 +66,10 @@ _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _peak_mb = 0.0
 
 
+def _note_cpu(where: str) -> None:
+    Path(where, f"cpu-{os.getpid()}").write_text(str(_cpu_seconds()))
+
+
 def bench_verify(data: bytes, path: str) -> list[VerifiedMatch]:
     """The real per-file work, plus a note of this worker's peak RSS when it grows."""
     from bgparse.ingest import verify_file
@@ -68,6 +78,11 @@ def bench_verify(data: bytes, path: str) -> list[VerifiedMatch]:
     out = verify_file(data, path)
     peak = peak_rss_mb()
     where = os.environ.get("BENCH_RSS_DIR")  # workers inherit it; module globals they do not
+    if where and _peak_mb == 0.0 and os.environ.get("BENCH_IMPORTER") != str(os.getpid()):
+        # A worker's first file: its CPU time is noted when it ends (multiprocessing runs
+        # its finalizers; the pool's processes are not this bench's children, so getrusage's
+        # RUSAGE_CHILDREN does not see them).
+        multiprocessing.util.Finalize(None, _note_cpu, args=(where,), exitpriority=10)
     if peak > _peak_mb and where:
         _peak_mb = peak
         Path(where, f"rss-{os.getpid()}").write_text(str(peak))
@@ -122,6 +137,7 @@ def run_once(
     local-parts (the pool, workers writing their parts), dask (a LocalCluster) or a scheduler's
     address."""
     os.environ["BENCH_RSS_DIR"] = str(rss_dir)
+    os.environ["BENCH_IMPORTER"] = str(os.getpid())
     from bgparse.ingest import ImportOptions, run_import
 
     limit = os.environ.get("BENCH_SEEN_LIMIT")
@@ -140,6 +156,8 @@ def run_once(
     cpu = _cpu_seconds() - cpu
     children = _cpu_seconds(resource.RUSAGE_CHILDREN) - children
     workers_mb = [float(p.read_text()) for p in rss_dir.glob("rss-*")]
+    # The pool's workers, as they noted it when they ended (the import ends its pool).
+    children += sum(float(p.read_text()) for p in rss_dir.glob("cpu-*"))
     return {
         "client_cpu": cpu,
         "workers_cpu": children,  # 0 where the workers are not this process's children
@@ -291,7 +309,9 @@ def main() -> None:
                         [build, n + 1, executor, w, r["client_cpu"],
                          1000 * r["client_cpu"] / max(r["imported"], 1),
                          r["client_cpu"] / (r["bytes"] / MB),
-                         1000 * r.get("scheduler_cpu", 0.0) / max(r["imported"], 1)]
+                         1000 * r.get("scheduler_cpu", 0.0) / max(r["imported"], 1),
+                         r["workers_cpu"],
+                         1000 * (r["client_cpu"] + r["workers_cpu"]) / max(r["imported"], 1)]
                     )  # fmt: skip
             pairs = [(("local", 2), ("local", 1), build)]
             for e in executors:
@@ -311,7 +331,8 @@ def main() -> None:
         if speedups:
             print(f"speed-up: {', '.join(speedups)}")
         print(table(["build", "round", "executor", "workers", "client CPU s", "client CPU ms/file",
-                     "client CPU s/MB", "scheduler CPU ms/file"], cost))  # fmt: skip
+                     "client CPU s/MB", "scheduler CPU ms/file", "workers CPU s",
+                     "all CPU ms/file"], cost))  # fmt: skip
         w = max(args.workers)
         for executor in executors:
             q = measure(small, w, scratch, executor=executor)
