@@ -679,8 +679,12 @@ def _start_forkserver() -> None:
     # SIGTERM around its own start: it goes first, so that SIGINT stays blocked here.
     resource_tracker.ensure_running()
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # The server loads what a worker runs once, before it forks them (besides the main module,
+    # which it loads by default): each worker starts with it loaded rather than loading it.
+    preload = ["__main__", __name__]
     try:
         with defaults_set():  # the workers' environment (bgparse.environment)
+            multiprocessing.set_forkserver_preload(preload)
             forkserver.ensure_running()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
