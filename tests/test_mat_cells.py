@@ -6,6 +6,7 @@ skipped on a pure-Python install."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -195,7 +196,7 @@ def test_the_typed_reading_takes_a_str_of_any_type() -> None:
         ]
         starts = mat._game_starts(text, 0, len(text))
         assert mat._game_starts(wrapped, 0, len(text)) == starts
-        for a, b in zip(starts, [*starts[1:], len(text)]):
+        for a, b in itertools.pairwise([*starts, len(text)]):
             chunk = text[a:b]
             indent = len(chunk) - len(chunk.lstrip(" \t"))
             typed = mat._cells.game_lines(chunk, indent, 1, *hooks)

@@ -105,7 +105,7 @@ def plain_play(GameState g not None, object a):
     if moves:
         done = _play_steps(mover, opponent, d1, d2, moves, _steps, False)
         if done is None or (<tuple>done)[3]:
-            return False  # not single steps using every die in order, or a star written wrong
+            return False  # not steps using every die in order, or a star written wrong
         steps = (<tuple>done)[2]
         after = _after((<tuple>done)[0], (<tuple>done)[1], slot_get(pos, _P_CHECKERS))
         kind = "play"

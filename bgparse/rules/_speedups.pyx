@@ -296,8 +296,8 @@ cdef inline tuple _counts(int *board):
 def verify_fast(object position, tuple roll, object moves, tuple step_table,
                 object position_type, object check_type):
     """verification.py's `_verify_fast_python` whole (which stays the reference): the check of
-    a play whose written moves are single-die steps using every die, legal in the order
-    written, built as a `check_type` (PlayCheck) with its `after` a `position_type`
+    a play whose written moves are single-die steps using every die (or merged moves whose
+    route is plain: verification._merged_legs), legal in the order written, built as a `check_type` (PlayCheck) with its `after` a `position_type`
     (Position) made as Position._make makes one; None for "not this case". `step_table` is
     steps.STEP_TABLE. The position must be a checked one."""
     cdef int d1 = roll[0]
@@ -321,8 +321,9 @@ def verify_fast(object position, tuple roll, object moves, tuple step_table,
 def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple step_table,
                bint partial=False):
     """The board work of `verify_fast` (verification._play_steps_python, which stays the
-    reference): a play whose written moves are single-die steps, using every die (or, with
-    `partial`, leaving dice unplayed and every hit star right), legal in the order written.
+    reference): a play whose written moves are single-die steps, using every die (merged
+    moves with a plain route too), or, with `partial`, single steps leaving dice unplayed and
+    every hit star right, legal in the order written.
     Returns (opponent after, mover after, steps from `step_table` (steps.STEP_TABLE), hit-star
     notes), or None for "not this case" (the full check decides). Both sides must be a checked
     position's."""
@@ -357,6 +358,45 @@ cdef bint _slotted_move(type cls) except -1:
 
 @cython.boundscheck(False)
 @cython.wraparound(False)
+cdef inline int _merged_legs(int s, int t, int *want, int *nwant, const int *op,
+                             int *legs) noexcept:
+    """verification._merged_legs in C: the points of a written move of more than one die
+    into `legs` (from `s` to `t`, each the next step's start) and its dice taken from `want`;
+    returns the number of steps, 0 where the full check must read it."""
+    cdef int dist = s - t, die = want[0], k, i, d, m
+    if nwant[0] < 2:
+        return 0
+    if nwant[0] == 2 and want[1] != die:  # two different dice
+        if dist != want[0] + want[1]:
+            return 0
+        for i in range(2):
+            d = want[0] if (want[0] > want[1]) == (i == 0) else want[1]
+            m = s - d
+            if not op[25 - m]:
+                legs[0] = s
+                legs[1] = m
+                legs[2] = t
+                nwant[0] = 0
+                return 2
+        return 0
+    for i in range(1, nwant[0]):
+        if want[i] != die:
+            return 0
+    if dist % die:
+        return 0
+    k = dist // die
+    if k > nwant[0]:
+        return 0
+    for i in range(k + 1):
+        legs[i] = s - i * die
+        if 0 < i < k and op[25 - legs[i]]:
+            return 0
+    nwant[0] -= k
+    return k
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object moves,
                         tuple step_table, bint partial):
     """`play_steps` as a C call (verify_fast calls it per play)."""
@@ -366,9 +406,10 @@ cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object move
     cdef int plain[26]
     cdef int want[4]
     cdef int nwant = 4 if d1 == d2 else 2
-    cdef int i, k, s, t, dist, c, count, best
+    cdef int i, j, k, s, t, a, b, dist, c, count, best, nlegs
+    cdef int legs[5]
     cdef Py_ssize_t n
-    cdef bint hit, star, hit_any = False
+    cdef bint hit, star, mark, hit_any = False
     cdef list steps = []
     cdef list notes = None
     if len(step_table) != 1352:
@@ -420,13 +461,19 @@ cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object move
         star = bool(pstar)
         for _ in range(count):
             dist = s - t
+            nlegs = 1
+            legs[0] = s
+            legs[1] = t
             k = -1
             for i in range(nwant):
                 if want[i] == dist:
                     k = i
                     break
-            if k < 0:
-                if t != 0 or nwant == 0:
+            if k >= 0:
+                nwant -= 1
+                want[k] = want[nwant]
+            elif t == 0:
+                if nwant == 0:
                     return None
                 # Bearing off from below the die: the smallest larger die, and no checker
                 # may stand higher in the home board.
@@ -436,39 +483,51 @@ cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object move
                         best = i
                 if best < 0:
                     return None
-                k = best
                 for i in range(s + 1, 7):
                     if mv[i]:
                         return None
-            nwant -= 1
-            want[k] = want[nwant]
-            if mv[s] <= 0 or (s != 25 and mv[25]):
+                nwant -= 1
+                want[best] = want[nwant]
+            elif partial:
                 return None
-            hit = False
-            if t:
-                c = op[25 - t]
-                if c >= 2:
+            else:
+                # A move of more than one die: verification._merged_legs, whose twin this is.
+                nlegs = _merged_legs(s, t, want, &nwant, op, legs)
+                if nlegs == 0:
                     return None
-                if c == 1:
-                    op[25 - t] = 0
-                    op[25] += 1
-                    hit = True
-                    hit_any = True
-                mv[t] += 1
-            else:
-                for i in range(7, 26):
-                    if mv[i]:
+            for j in range(nlegs):
+                a = legs[j]
+                b = legs[j + 1]
+                mark = star if b == t else False
+                if mv[a] <= 0 or (a != 25 and mv[25]):
+                    return None
+                hit = False
+                if b:
+                    c = op[25 - b]
+                    if c >= 2:
                         return None
-            mv[s] -= 1
-            if star:
-                starred[t] += 1
-            else:
-                plain[t] += 1
-            steps.append(step_table[(s * 26 + t) * 2 + hit])
-            if hit != star:
-                if notes is None:
-                    notes = []
-                notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
+                    if c == 1:
+                        op[25 - b] = 0
+                        op[25] += 1
+                        hit = True
+                        hit_any = True
+                    mv[b] += 1
+                else:
+                    for i in range(7, 26):
+                        if mv[i]:
+                            return None
+                mv[a] -= 1
+                if mark:
+                    starred[b] += 1
+                else:
+                    plain[b] += 1
+                steps.append(step_table[(a * 26 + b) * 2 + hit])
+                if hit != mark:
+                    if nlegs > 1:
+                        return None  # a merged move's star written wrong: the full check
+                    if notes is None:
+                        notes = []
+                    notes.append((a, b, "hit-without-star" if hit else "star-without-hit"))
     if nwant and (not partial or notes is not None):
         return None
     if notes is not None:

@@ -6,6 +6,7 @@ of an illegal play."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import pairwise
 from typing import Any, Final, NamedTuple
 
 from bgparse.rules.notation import MoveLike, PlayError, parse_play, segment_text
@@ -352,8 +353,9 @@ def _verify_fast_c(position: Position, roll: tuple[int, int], moves: object) -> 
 def _verify_fast_python(
     position: Position, roll: tuple[int, int], moves: object
 ) -> PlayCheck | None:
-    """The common case without a search: single-die steps using every die, legal in the
-    order written. None means "not this case" (the full check decides)."""
+    """The common case without a search: single-die steps using every die (or moves of more
+    than one die whose route is plain, `_merged_legs`), legal in the order written. None means
+    "not this case" (the full check decides)."""
     done = _play_steps_python(position.mover, position.opponent, roll[0], roll[1], moves)
     if done is None:
         return None
@@ -371,10 +373,12 @@ def _play_steps_python(
     step_table: tuple[Step, ...] = STEP_TABLE,
     partial: bool = False,
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[Step, ...], _Mismatch] | None:
-    """The board work of the fast path: written moves that are single-die steps, legal in the
-    order written, using every die (or, with `partial`, leaving dice unplayed and writing every
-    hit star right). Returns (opponent after, mover after, the steps from `step_table`, the
-    hit-star notes), None for "not this case". `_speedups.play_steps` is its typed twin."""
+    """The board work of the fast path: written moves that are single-die steps (or, using
+    every die, moves of more than one die whose route is plain: `_merged_legs`), legal in the
+    order written, using every die (or, with `partial`, single steps leaving dice unplayed and
+    writing every hit star right). Returns (opponent after, mover after, the steps from
+    `step_table`, the hit-star notes), None for "not this case". `_speedups.play_steps` is its
+    typed twin."""
     want = [d1, d1, d1, d1] if d1 == d2 else [d1, d2]
     mv = list(mover)
     opp = opponent
@@ -413,42 +417,85 @@ def _play_steps_python(
             return None
         for _ in range(count):
             dist = s - t
+            legs: tuple[tuple[int, int, object], ...] = ((s, t, star),)
             if dist in want:
                 want.remove(dist)
             elif t == 0 and want and max(want) > dist:
                 want.remove(min(d for d in want if d > dist))
                 if any(mv[s + 1 : 7]):
                     return None
+            elif partial or t == 0:
+                return None
             else:
-                return None
-            if mv[s] <= 0 or (s != BAR and mv[BAR]):
-                return None
-            hit = False
-            if t:
-                c = (lst or opp)[25 - t]
-                if c >= 2:
+                merged = _merged_legs(s, t, star, want, lst or opp)
+                if merged is None:
                     return None
-                if c == 1:
-                    if lst is None:
-                        lst = list(opp)
-                    lst[25 - t] = 0
-                    lst[BAR] += 1
-                    hit = True
-                mv[t] += 1
-            elif any(mv[7:]):
-                return None
-            mv[s] -= 1
-            steps.append(step_table[(s * 26 + t) * 2 + hit])
-            stars.append(bool(star))
-            if hit != bool(star):
-                if notes is None:
-                    notes = []
-                notes.append((s, t, "hit-without-star" if hit else "star-without-hit"))
+                legs = merged
+            for a, b, mark in legs:
+                if mv[a] <= 0 or (a != BAR and mv[BAR]):
+                    return None
+                hit = False
+                if b:
+                    c = (lst or opp)[25 - b]
+                    if c >= 2:
+                        return None
+                    if c == 1:
+                        if lst is None:
+                            lst = list(opp)
+                        lst[25 - b] = 0
+                        lst[BAR] += 1
+                        hit = True
+                    mv[b] += 1
+                elif any(mv[7:]):
+                    return None
+                mv[a] -= 1
+                steps.append(step_table[(a * 26 + b) * 2 + hit])
+                stars.append(bool(mark))
+                if hit != bool(mark):
+                    if len(legs) > 1:
+                        return None  # a merged move's star written wrong: the full check
+                    if notes is None:
+                        notes = []
+                    notes.append((a, b, "hit-without-star" if hit else "star-without-hit"))
     if want and (not partial or notes is not None):
         return None
     if notes is not None and _star_order_matters(steps, stars, notes):
         return None
     return (opp if lst is None else tuple(lst), tuple(mv), tuple(steps), tuple(notes or ()))
+
+
+def _merged_legs(
+    s: int, t: int, star: object, want: list[int], opponent: Sequence[int]
+) -> tuple[tuple[int, int, object], ...] | None:
+    """A written move of more than one die (`24/14` for 6-4, `24/16` for 4-4) as its single
+    steps, where the full check's first resolution is plain to see: its dice taken from
+    `want`. With two different dice, the higher die first unless an opposing checker stands
+    where it lands, then the lower die first where none does (the full check prefers the
+    route that hits only where the record says, and of equal routes the first it tries, the
+    higher die first); with doubles, the one route, where no opposing checker stands on it.
+    None for any other case (a route only past a blot, too few dice): the full check reads
+    it."""
+    dist = s - t
+    if len(want) < 2:
+        return None
+    die = want[0]
+    if want.count(die) == len(want):  # doubles
+        k, rest = divmod(dist, die)
+        if rest or k > len(want):
+            return None
+        points = [s - i * die for i in range(k + 1)]
+        if any(opponent[25 - p] for p in points[1:-1]):
+            return None
+        del want[:k]
+        return tuple((a, b, star if b == t else False) for a, b in pairwise(points))
+    high, low = max(want), min(want)
+    if dist != high + low:
+        return None
+    for d in (high, low):
+        if not opponent[25 - (s - d)]:
+            want.clear()
+            return ((s, s - d, False), (s - d, t, star))
+    return None
 
 
 def _verify_partial(

@@ -258,6 +258,84 @@ def test_oracle_positions_fast_verification_equals_the_full_check(
     assert taken > 10 * len(ids)
 
 
+# --- merged moves: one written move of more than one die --------------------------------------
+
+
+@st.composite
+def written_merged(draw: st.DrawFn) -> tuple[Position, tuple[int, int], object]:
+    """A legal play written with a checker's consecutive steps merged into one move
+    (`24/18 18/14` as `24/14`) where the draw says so, its stars right or wrong, the moves in
+    any order."""
+    pos = draw(positions())
+    dice = draw(dice_st)
+    plays = legal_plays(pos, dice)
+    play = plays[draw(st.integers(0, len(plays) - 1))]
+    chains: list[list[Step]] = []
+    for step in play.steps:
+        ends = [c for c in chains if c[-1].dst == step.src and step.src != 0]
+        if ends and draw(st.booleans()):
+            ends[0].append(step)
+        else:
+            chains.append([step])
+    chains = draw(st.permutations(chains))
+    moves = []
+    for chain in chains:
+        hit = any(s.hit for s in chain)
+        star = draw(st.booleans()) if draw(st.booleans()) else hit
+        moves.append(Move((chain[0].src, chain[-1].dst), (False, star), 1))
+    return pos, dice, tuple(moves)
+
+
+@pytest.mark.parametrize("fast_path", _fast_paths())
+@SETTINGS
+@given(case=written_merged())
+def test_fast_verification_equals_the_full_check_on_merged_moves(
+    fast_path: FastPath, case: tuple[Position, tuple[int, int], object]
+) -> None:
+    pos, dice, moves = case
+    fast = fast_path(pos, dice, moves)
+    if fast is not None:
+        _same(fast, _verify_full(pos, dice, moves, True))  # type: ignore[arg-type]
+
+
+def _merged(pos: Position, dice: tuple[int, int], *moves: tuple[int, int, bool]) -> object:
+    return tuple(Move((s, t), (False, star), 1) for s, t, star in moves)
+
+
+@pytest.mark.parametrize("fast_path", _fast_paths())
+def test_a_merged_move_takes_the_full_checks_route(fast_path: FastPath) -> None:
+    """The higher die first where nothing stands in its way; the lower first where the higher
+    lands on a point held or on a blot the record does not star; doubles' one route; and the
+    cases only the full check settles (a blot on both routes, a star written wrong) left to
+    it."""
+    start = Position.initial()
+    cases = [
+        (start, (6, 4), [(24, 14, False)], [(24, 18), (18, 14)]),
+        (start, (4, 4), [(24, 16, False), (13, 9, False), (13, 9, False)], None),
+        (start, (5, 1), [(8, 2, False)], [(8, 3), (3, 2)]),
+    ]
+    mover = {24: 2, 13: 5, 8: 3, 6: 5}
+    # (Both sides in the mover's numbering.) The opponent holds 18: 24/14 with 6-4 goes by 20.
+    held = Position.from_points(mover, {18: 2, 1: 2, 12: 5, 17: 3, 19: 3})
+    cases.append((held, (6, 4), [(24, 14, False)], [(24, 20), (20, 14)]))
+    # A blot on 18: the unstarred 24/14 goes round it, by 20.
+    blot = Position.from_points(mover, {18: 1, 1: 2, 12: 6, 17: 3, 19: 3})
+    cases.append((blot, (6, 4), [(24, 14, False)], [(24, 20), (20, 14)]))
+    for pos, dice, written, route in cases:
+        moves = _merged(pos, dice, *written)
+        fast = fast_path(pos, dice, moves)
+        full = _verify_full(pos, dice, moves, True)  # type: ignore[arg-type]
+        assert full.ok and fast is not None, (dice, written, full.message)
+        _same(fast, full)
+        if route is not None:
+            assert [(s.src, s.dst) for s in fast.steps] == route
+    both = Position.from_points(mover, {18: 1, 20: 1, 1: 1, 12: 6, 17: 3, 19: 3})
+    # Blots on 18 and 20: either route hits one, which the record does not say.
+    assert fast_path(both, (6, 4), _merged(both, (6, 4), (24, 14, False))) is None
+    # A star on a merged move that hits nothing: the full check words the slip.
+    assert fast_path(start, (6, 4), _merged(start, (6, 4), (24, 14, True))) is None
+
+
 # --- verify_play's route for a play that leaves dice unplayed --------------------------------
 
 

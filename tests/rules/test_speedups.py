@@ -124,6 +124,17 @@ def _both(pos: Position, dice: tuple[int, int], moves: object) -> None:
         assert all(a is b for a, b in zip(typed[2], python[2], strict=True))
 
 
+def _merge_runs(steps: list[Any]) -> list[Move]:
+    """A play's steps as written moves, each checker's consecutive steps merged into one."""
+    runs: list[list[Any]] = []
+    for step in steps:
+        if runs and runs[-1][-1].dst == step.src and step.src != 0:
+            runs[-1].append(step)
+        else:
+            runs.append([step])
+    return [Move((r[0].src, r[-1].dst), (False, any(x.hit for x in r)), 1) for r in runs]
+
+
 @settings(max_examples=400, deadline=None)
 @given(positions(), st.tuples(st.integers(1, 6), st.integers(1, 6)), st.data())
 def test_play_steps_equals_the_python_fast_path(
@@ -140,6 +151,10 @@ def test_play_steps_equals_the_python_fast_path(
         _both(pos, dice, tuple(Move((s.src, s.dst), (False, s.hit), 1) for s in steps))
         _both(pos, dice, [Move((s.src, s.dst), (False, not s.hit), 1) for s in steps])
         _both(pos, dice, list(reversed([(s.src, s.dst) for s in steps])))
+        merged = _merge_runs(steps)
+        if len(merged) < len(steps):  # a checker's steps written as one move (`24/14`)
+            _both(pos, dice, merged)
+            _both(pos, dice, [Move(m.points, (False, not m.hits[1]), 1) for m in merged])
         if len(steps) >= 2 and steps[0] == steps[1]:
             rest = [Move((s.src, s.dst), (False, s.hit), 1) for s in steps[2:]]
             _both(pos, dice, [Move((steps[0].src, steps[0].dst), (False, False), 2), *rest])
