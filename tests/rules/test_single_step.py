@@ -208,10 +208,11 @@ def test_the_hit_goes_to_the_starred_step_when_an_order_allows(moves: object) ->
 
 @pytest.mark.parametrize("fast_path", _fast_paths())
 @SETTINGS
-@given(case=written_legal())
+@given(case=st.one_of(written_legal(), st.deferred(lambda: written_merged())))
 def test_fast_verification_equals_the_full_check_on_legal_plays(
     fast_path: FastPath, case: tuple[Position, tuple[int, int], object]
 ) -> None:
+    """Legal plays written step by step, or with a checker's steps merged into one move."""
     pos, dice, moves = case
     fast = fast_path(pos, dice, moves)
     if fast is not None:
@@ -284,18 +285,6 @@ def written_merged(draw: st.DrawFn) -> tuple[Position, tuple[int, int], object]:
         star = draw(st.booleans()) if draw(st.booleans()) else hit
         moves.append(Move((chain[0].src, chain[-1].dst), (False, star), 1))
     return pos, dice, tuple(moves)
-
-
-@pytest.mark.parametrize("fast_path", _fast_paths())
-@SETTINGS
-@given(case=written_merged())
-def test_fast_verification_equals_the_full_check_on_merged_moves(
-    fast_path: FastPath, case: tuple[Position, tuple[int, int], object]
-) -> None:
-    pos, dice, moves = case
-    fast = fast_path(pos, dice, moves)
-    if fast is not None:
-        _same(fast, _verify_full(pos, dice, moves, True))  # type: ignore[arg-type]
 
 
 def _merged(pos: Position, dice: tuple[int, int], *moves: tuple[int, int, bool]) -> object:
