@@ -136,3 +136,35 @@ def test_a_record_of_nothing_but_illegal_plays_is_reported_within_bounds() -> No
     assert all(f.detail for f in p001[:200]) and not any(f.detail for f in p001[200:])
     [n004] = [f for f in m.findings if f.code == "N004"]
     assert n004.severity is Severity.INFO and n004.line == 1
+
+
+def test_a_score_line_without_the_automatic_doubles_is_named() -> None:
+    """GNU Backgammon's money sessions played without a display record a game's automatic
+    doubles (CV[2]) but keep the cube at 1 for the score: its next score line counts the game
+    at half. The error stays (the record contradicts itself) and says what the difference is;
+    a difference of anything else gets no such note."""
+    game = (
+        "(;FF[4]GM[6]MI[length:0][game:{n}][ws:{ws}][bs:{bs}]PW[Al]PB[Bo]{extra}RE[{re}]{body})\n"
+    )
+    first = game.format(
+        n=0, ws=0, bs=0, extra="CV[2]", re="B+2", body=";W[31hefe];B[double];W[drop]"
+    )
+
+    def second(bs: int) -> str:
+        return game.format(
+            n=1, ws=0, bs=bs, extra="", re="W+1", body=";W[31hefe];B[double];W[take]"
+        )
+
+    def r002(bs: int) -> list[str]:
+        [rec] = iter_records((first + second(bs)).encode(), "session.sgf")
+        m = replay(rec)
+        assert m.games[0].points == 2  # the cube was 2 from the start, doubled to 4, dropped
+        return [f.message for f in m.findings if f.code == "R002"]
+
+    assert r002(2) == []
+    [message] = r002(1)
+    assert message.startswith("game 2 starts at 0-1, but the games before it make 0-2")
+    assert "counts game 1's 2 points as 1" in message
+    assert "automatic doubles that started its cube at 2" in message
+    [other] = r002(3)
+    assert other == "game 2 starts at 0-3, but the games before it make 0-2"

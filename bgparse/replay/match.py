@@ -262,7 +262,10 @@ class Replay:
                 self.add(
                     "R002",
                     f"game {game.number} starts at {game.score[0]}-{game.score[1]}, but the "
-                    f"games before it make {match.scores[0]}-{match.scores[1]}",
+                    f"games before it make {match.scores[0]}-{match.scores[1]}"
+                    + _unapplied_automatic_doubles(
+                        games[-1] if games else None, match.scores, game.score
+                    ),
                     game.span,
                     None,
                 )
@@ -435,6 +438,34 @@ class Replay:
             post_crawford=game.post_crawford,
             n_turns=g.rows.n_turns,
         )
+
+
+def _unapplied_automatic_doubles(
+    previous: VerifiedGame | None, running: tuple[int, int], written: tuple[int, int]
+) -> str:
+    """A note for a score line that counts the game before it as if its automatic doubles
+    had not happened (GNU Backgammon's sessions played without a display keep the cube at 1
+    while they record the doubles, and write the lower score): empty unless that is exactly
+    the difference."""
+    if (
+        previous is None
+        or previous.winner is None
+        or previous.score_written != previous.score_before
+    ):
+        return ""
+    start = previous.cube_actions[0].cube_before if previous.cube_actions else previous.cube
+    if start < 2 or previous.points % start:
+        return ""
+    without = previous.points // start
+    expected = list(running)
+    expected[previous.winner] -= previous.points - without
+    if tuple(expected) != written:
+        return ""
+    return (
+        f" (the score line counts game {previous.number}'s {plural(previous.points, 'point')} "
+        f"as {without}, the result without the automatic doubles that started its cube at "
+        f"{start}: the producer did not apply them to the score)"
+    )
 
 
 def _has_stars(record: MatchRecord) -> bool:
