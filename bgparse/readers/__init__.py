@@ -39,6 +39,13 @@ _OTHER_TEXT = (
     (re.compile(r"^;\[Game Modus '", re.M), "a GammonX game log, which bgparse does not read"),
     (re.compile(r"^;\[Match '", re.M), "a GammonX match log, which bgparse does not read"),
     (re.compile(r"\A\s*bgammon-replay "), "a bgammon.org replay, which bgparse does not read"),
+    (
+        # The two players' names and then the rows of one game: no match line, no scores.
+        re.compile(r"\A[ \t\r\n]*[^\n:]+\n[ \t\r\n]*1\)[ \t]"),
+        "one game's moves without a match header (a Jellyfish or GammonEmpire '.gam' file, "
+        "as GNU Backgammon's 'export game gam' writes), which bgparse does not read: "
+        "export the match as '.mat' or SGF",
+    ),
     (re.compile(r"\A\s*[{\[]"), "JSON, not a match record"),
 )
 
