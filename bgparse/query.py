@@ -161,6 +161,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dt.date | dt.datetime | dt.time):
         return value.isoformat()
     if isinstance(value, decimal.Decimal):
+        # DuckDB's sum of integers is a HUGEINT, which reaches Arrow as a decimal of scale 0:
+        # a count, shown as one (4523, not 4523.0).
+        exponent = value.as_tuple().exponent
+        if isinstance(exponent, int) and exponent >= 0:
+            return int(value)
         return float(value)
     if isinstance(value, float) and not math.isfinite(value):
         return None

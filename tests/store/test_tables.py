@@ -144,3 +144,18 @@ def test_csv_and_json_are_unchanged_by_folding(
     )
     js = runner.invoke(app, ["stats", "opening-rolls", "-f", "json", "--data", str(hand_dataset)])
     assert {"win_lo", "win_hi"} <= set(json.loads(js.output)[0])
+
+
+def test_a_sum_of_counts_prints_as_a_whole_number(hand_dataset: Path) -> None:
+    """DuckDB sums integers into a HUGEINT, which reaches Arrow as a decimal of scale 0: it
+    prints as the count it is in every format (not 12.0), and a decimal with places stays one."""
+    sql = "SELECT sum(n_games) AS games, (SELECT count(*) FROM games) AS rows, 1.25::DECIMAL(5,2) AS d FROM matches"
+    js = runner.invoke(app, ["query", sql, "-f", "json", "--data", str(hand_dataset)])
+    assert js.exit_code == 0, js.output
+    [row] = json.loads(js.output)
+    assert isinstance(row["games"], int) and row["games"] == row["rows"] > 0
+    assert row["d"] == 1.25
+    csv = runner.invoke(app, ["query", sql, "-f", "csv", "--data", str(hand_dataset)])
+    assert csv.output.splitlines()[1] == f"{row['games']},{row['rows']},1.25"
+    table = runner.invoke(app, ["query", sql, "--data", str(hand_dataset)])
+    assert f" {row['games']} " in table.output and f"{row['games']}.0" not in table.output
