@@ -168,3 +168,26 @@ def test_a_score_line_without_the_automatic_doubles_is_named() -> None:
     assert "automatic doubles that started its cube at 2" in message
     [other] = r002(3)
     assert other == "game 2 starts at 0-3, but the games before it make 0-2"
+
+
+def test_a_mat_score_line_with_automatic_doubles_the_record_cannot_show_is_named() -> None:
+    """A `.mat` has no place for automatic doubles, yet GNU's score lines count them (a game
+    won at cube 1 as written, scored at twice as many points): R002 stays an error and says
+    the difference is that; any other difference gets no such note."""
+    m = generate_match("auto:0", 0, games=2, policy=NO_CUBE)
+    assert [(g.winner, g.points) for g in m.games] == [(0, 1), (0, 1)]
+    left = m.players[0]
+    text = write_mat(m)
+    assert text.count(f" {left} : 1 ") == 1
+
+    def r002(score: int) -> list[str]:
+        edited = text.replace(f" {left} : 1 ", f" {left} : {score} ")
+        return [f.message for f in read(edited).findings if f.code == "R002"]
+
+    [message] = r002(2)
+    assert message.startswith("game 2 starts at 2-0, but the games before it make 1-0")
+    assert "counts game 1's 1 point as 2, 2 times as many" in message
+    assert "automatic doubles the record does not show had started its cube at 2" in message
+    assert message.endswith("; a .mat cannot write them)")
+    assert "4 times as many" in r002(4)[0]
+    assert r002(3) == ["game 2 starts at 3-0, but the games before it make 1-0"]

@@ -263,8 +263,12 @@ class Replay:
                     "R002",
                     f"game {game.number} starts at {game.score[0]}-{game.score[1]}, but the "
                     f"games before it make {match.scores[0]}-{match.scores[1]}"
-                    + _unapplied_automatic_doubles(
-                        games[-1] if games else None, match.scores, game.score
+                    + (
+                        _automatic_doubles_note(
+                            games[-1] if games else None, match.scores, game.score, rec.format
+                        )
+                        if self.length == 0
+                        else ""
                     ),
                     game.span,
                     None,
@@ -440,32 +444,47 @@ class Replay:
         )
 
 
-def _unapplied_automatic_doubles(
-    previous: VerifiedGame | None, running: tuple[int, int], written: tuple[int, int]
+def _automatic_doubles_note(
+    previous: VerifiedGame | None, running: tuple[int, int], written: tuple[int, int], fmt: str
 ) -> str:
-    """A note for a score line that counts the game before it as if its automatic doubles
-    had not happened (GNU Backgammon's sessions played without a display keep the cube at 1
-    while they record the doubles, and write the lower score): empty unless that is exactly
-    the difference."""
+    """A note for a money session's score line that differs from the running score exactly by
+    the automatic doubles of the game before it, either way: GNU Backgammon playing without a
+    display records a game's automatic doubles (SGF `CV`) but keeps the cube at 1 for the
+    score; a `.mat` cannot write them at all, while the score lines count them. Empty unless
+    that is exactly the difference."""
     if (
         previous is None
         or previous.winner is None
         or previous.score_written != previous.score_before
+        or previous.points <= 0
     ):
         return ""
+    winner = previous.winner
+    if written[1 - winner] != running[1 - winner]:
+        return ""
+    counted = written[winner] - previous.score_before[winner]
+    points = plural(previous.points, "point")
     start = previous.cube_actions[0].cube_before if previous.cube_actions else previous.cube
-    if start < 2 or previous.points % start:
-        return ""
-    without = previous.points // start
-    expected = list(running)
-    expected[previous.winner] -= previous.points - without
-    if tuple(expected) != written:
-        return ""
-    return (
-        f" (the score line counts game {previous.number}'s {plural(previous.points, 'point')} "
-        f"as {without}, the result without the automatic doubles that started its cube at "
-        f"{start}: the producer did not apply them to the score)"
-    )
+    if start >= 2 and previous.points % start == 0 and counted == previous.points // start:
+        return (
+            f" (the score line counts game {previous.number}'s {points} as {counted}, the "
+            f"result without the automatic doubles that started its cube at {start}: the "
+            "producer did not apply them to the score)"
+        )
+    factor = counted // previous.points
+    if (
+        start == 1
+        and counted == factor * previous.points
+        and 2 <= factor <= 64
+        and factor & (factor - 1) == 0
+    ):
+        return (
+            f" (the score line counts game {previous.number}'s {points} as {counted}, "
+            f"{factor} times as many: as if automatic doubles the record does not show had "
+            f"started its cube at {factor}"
+            + ("; a .mat cannot write them)" if fmt == "mat" else ")")
+        )
+    return ""
 
 
 def _has_stars(record: MatchRecord) -> bool:
