@@ -147,20 +147,29 @@ class Finding:
         }
 
 
+#: The most of a source line shown with a finding: a window around its column.
+SOURCE_WINDOW = 200
+
+
+def source_window(line: str, column: int) -> tuple[str, int]:
+    """The part of a source line shown with a finding at `column` (1-based), and the column
+    within it: the whole line when it is short, else a window of `SOURCE_WINDOW` characters
+    around the column (cut first: an SGF file is often one line of megabytes, with a finding
+    every few characters). Line ends are dropped and a tab is one column, as the readers
+    count."""
+    if len(line) > SOURCE_WINDOW:
+        start = max(0, column - SOURCE_WINDOW // 2)
+        line = line[start : start + SOURCE_WINDOW]
+        column -= start
+    return line.rstrip("\r\n").expandtabs(1), column
+
+
 def format_finding(path: str, f: Finding, *, context: bool = True) -> str:
     """`path:line:col: CODE message`, then the source line and a caret under the column."""
     head = f"{path}:{f.line}:{f.column}: {f.code} {f.message}"
     if not context or f.source_line is None:
         return head + (f"\n{f.detail}" if f.detail and context else "")
-    src = f.source_line
-    caret_col = f.column
-    if len(src) > 200:
-        # Show a window around the column rather than a whole huge line (cut first: an SGF
-        # file is often one line of megabytes, with a finding every few characters).
-        start = max(0, f.column - 100)
-        src = src[start : start + 200]
-        caret_col = f.column - start
-    src = src.rstrip("\r\n").expandtabs(1)  # a tab is one column, as the readers count
+    src, caret_col = source_window(f.source_line, f.column)
     out = f"{head}\n    {src}\n    {' ' * max(caret_col - 1, 0)}^"
     if f.detail:
         out += "\n" + f.detail

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from markupsafe import Markup
 
 from bgparse import __version__
-from bgparse.findings import CODES, Finding, RecordError, Severity
+from bgparse.findings import CODES, Finding, RecordError, Severity, source_window
 from bgparse.render.html import environment
 from bgparse.render.show import ShowError, turn_shown
 from bgparse.verified import VerifiedMatch
@@ -21,6 +21,9 @@ __all__ = ["FileView", "FindingView", "MatchView", "ValidationReport"]
 
 #: Finding codes drawn with a board: checker play, cube, results and scores.
 _BOARD_GROUPS = ("P", "C", "R")
+#: Boards drawn for one match at most (as many as the replay details illegal plays): a record
+#: of thousands of illegal plays stays a page a browser opens, each finding still listed.
+BOARDS_PER_MATCH = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,19 +42,20 @@ class FindingView:
 
     @property
     def before(self) -> str:
-        """The source line up to the marked column (1-based; a tab is one column)."""
-        src = (self.source_line or "").rstrip("\r\n").expandtabs(1)
-        return src[: max(self.column - 1, 0)]
+        """The shown part of the source line (its window around the column, as the text
+        report shows it) up to the marked column (1-based; a tab is one column)."""
+        src, column = source_window(self.source_line or "", self.column)
+        return src[: max(column - 1, 0)]
 
     @property
     def marked(self) -> str:
-        src = (self.source_line or "").rstrip("\r\n").expandtabs(1)
-        return src[max(self.column - 1, 0) : self.column] or " "
+        src, column = source_window(self.source_line or "", self.column)
+        return src[max(column - 1, 0) : column] or " "
 
     @property
     def after(self) -> str:
-        src = (self.source_line or "").rstrip("\r\n").expandtabs(1)
-        return src[self.column :]
+        src, column = source_window(self.source_line or "", self.column)
+        return src[column:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,8 @@ class MatchView:
     games: tuple[tuple[int, tuple[int, int]], ...]  # (game number, score after it)
     findings: tuple[FindingView, ...]
     verdict: str  # clean | warnings | errors
+    #: Findings past `BOARDS_PER_MATCH` that are shown without their board.
+    boards_left_out: int = 0
 
     @property
     def codes(self) -> str:
@@ -115,6 +121,8 @@ class ValidationReport:
         needs_board = any(self._wants_board(f) for f in match.findings)
         full = with_turns() if needs_board else None
         views = []
+        boards = 0
+        left_out = 0
         for f in match.findings:
             source = f.source_line
             if source is None and f.line > 0:
@@ -128,7 +136,11 @@ class ValidationReport:
             self.codes[(f.code, severity)] += 1
             view = FindingView(f.code, severity, f.message, f.line, f.column, source, f.game)
             if full is not None and self._wants_board(f):
-                view = self._with_board(view, f, full)
+                if boards < BOARDS_PER_MATCH:
+                    view = self._with_board(view, f, full)
+                    boards += view.board is not None
+                else:
+                    left_out += 1
             views.append(view)
         games = []
         for g in match.games:
@@ -148,6 +160,7 @@ class ValidationReport:
                 games=tuple(games),
                 findings=tuple(views),
                 verdict=_verdict([v.severity for v in views]),
+                boards_left_out=left_out,
             )
         )
 
@@ -263,6 +276,7 @@ class ValidationReport:
                 unreadable=[f for f in self.files if f.verdict == "unreadable"],
                 # Matches open by default only while the page stays short.
                 open_matches=matches <= 20,
+                boards_per_match=BOARDS_PER_MATCH,
                 version=__version__,
                 generated=dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             )

@@ -177,3 +177,40 @@ def test_a_finding_in_a_match_too_long_for_a_match_id_has_its_board(
     assert "S014</b>" in page and "P001</b>" in page
     boards = [a for t, a in tags(page) if t == "svg" and a.get("class") == "bg-board"]
     assert len(boards) == 1
+
+
+def test_a_record_of_thousands_of_illegal_plays_makes_a_page_a_browser_opens(
+    tmp_path: Path,
+) -> None:
+    """One SGF line of 1,500 rolls with no play written (hostile, or a broken producer): every
+    finding is listed, each with a window of its line around the column (not the whole line
+    again: 6,000 copies of a 33 kB line made a 212 MB page) and boards at the first
+    BOARDS_PER_MATCH findings only, the rest said in a note."""
+    from bgparse.findings import SOURCE_WINDOW
+    from bgparse.render.validation import BOARDS_PER_MATCH
+
+    rolls = 1500
+    path = tmp_path / "many.sgf"
+    path.write_text("(;FF[4]GM[6]" + "(;B[31]" * rolls + ")" * rolls + ")", encoding="utf-8")
+    out = tmp_path / "report.html"
+    result = runner.invoke(app, ["validate", str(path), "--format", "html", "--out", str(out)])
+    assert result.exit_code == 1
+    page = out.read_text(encoding="utf-8")
+    found = re.findall(r'<li class="finding"[^>]*data-code="(\w+)"', page)
+    assert found.count("P001") >= rolls - 1
+    shown = re.findall(r'<pre class="src">(.*?)<mark>(.*?)</mark>(.*?)</pre>', page, re.S)
+    assert len(shown) == len(found)
+    assert all(len(b) + len(m) + len(a) <= SOURCE_WINDOW for b, m, a in shown)
+    # The mark stands on the finding's column: a P001 marks the B of its roll.
+    assert {m for (b, m, a), code in zip(shown, found, strict=True) if code == "P001"} == {"B"}
+    boards = [a for t, a in tags(page) if t == "svg" and a.get("class") == "bg-board"]
+    assert len(boards) == BOARDS_PER_MATCH
+    # Every play, cube and result finding that is not a note would have its board.
+    drawable = re.findall(
+        r'<li class="finding" data-severity="(?:error|warning)" data-code="[PCR]\d+"', page
+    )
+    left_out = len(drawable) - BOARDS_PER_MATCH
+    assert left_out > 2 * rolls - BOARDS_PER_MATCH - 10
+    assert f"Boards are drawn at the first {BOARDS_PER_MATCH} findings of a match: " in page
+    assert f"{left_out:,} later findings are listed without one" in page
+    assert len(page) < 20_000_000
