@@ -444,20 +444,10 @@ def validate(
 
 
 def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
-    lines: list[str] | None = None
-    for f in m.findings:
-        if quiet and f.severity is Severity.INFO:
-            continue
-        # A binary .xg file has no lines to show: its findings name a record and a field.
-        if f.source_line is None and f.line > 0 and m.format != "xg":
-            if lines is None:
-                from bgparse.readers.decode import decode_bytes
+    from bgparse.readers import with_source_lines
 
-                lines = decode_bytes(data).text.split("\n")
-            if f.line <= len(lines):
-                from dataclasses import replace
-
-                f = replace(f, source_line=lines[f.line - 1])
+    shown = tuple(f for f in m.findings if not (quiet and f.severity is Severity.INFO))
+    for f in with_source_lines(shown, data, m.format):
         sev = "error" if strict and f.severity is Severity.WARNING else str(f.severity)
         text = format_finding(m.path, f)
         head, _, rest = text.partition("\n")

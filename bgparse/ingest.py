@@ -113,16 +113,19 @@ def verify_file(data: bytes, path: str) -> Iterator[VerifiedMatch]:
     never holds them all). The readers' own findings (syntax, layout) are merged into each
     match's findings so the dataset keeps them all."""
     # Imported here so that the store and the CLI's --help never pay for the grammars.
-    from bgparse.readers import iter_records
+    from bgparse.readers import iter_records, with_source_lines
     from bgparse.replay import replay
 
     for record in iter_records(data, path):
         vm = replay(record)
+        findings = vm.findings
         if record.errors:
-            seen = {_finding_key(f) for f in vm.findings}
-            extra = tuple(f for f in record.errors if _finding_key(f) not in seen)
-            if extra:
-                vm = replace(vm, findings=extra + vm.findings)
+            seen = {_finding_key(f) for f in findings}
+            findings = tuple(f for f in record.errors if _finding_key(f) not in seen) + findings
+        # The dataset keeps each finding's line (its excerpt), as `validate` shows it.
+        findings = with_source_lines(findings, data, vm.format)
+        if findings is not vm.findings:
+            vm = replace(vm, findings=findings)
         yield vm
 
 

@@ -13,7 +13,7 @@ from bgparse.paths import display_path
 from bgparse.readers.decode import MAX_LINE, DecodedText, decode_bytes, looks_binary
 from bgparse.readers.xg import is_xg, iter_xg_matches
 
-__all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format"]
+__all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format", "with_source_lines"]
 
 #: Larger files are refused: the biggest real match files are a few MB.
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -181,6 +181,23 @@ def _with_warnings(records: Iterator[MatchRecord], warn: list[Finding]) -> Itera
             rec = replace(rec, errors=tuple(warn) + rec.errors)
         first = False
         yield rec
+
+
+def with_source_lines(findings: tuple[Finding, ...], data: bytes, fmt: str) -> tuple[Finding, ...]:
+    """The findings with the source line each points at, from the file's bytes, where the
+    reader or the replay left it out. The text is decoded only when some finding needs it;
+    a binary `.xg` file has no lines (its findings name a record and a field)."""
+    if fmt == "xg" or not any(f.source_line is None and f.line > 0 for f in findings):
+        return findings
+    from dataclasses import replace
+
+    lines = decode_bytes(data).text.split("\n")
+    return tuple(
+        replace(f, source_line=lines[f.line - 1])
+        if f.source_line is None and 0 < f.line <= len(lines)
+        else f
+        for f in findings
+    )
 
 
 def read_path(path: str | Path) -> list[MatchRecord]:

@@ -117,24 +117,17 @@ class ValidationReport:
         if self._pending_path not in (None, match.path):
             self.end_file()
         self._pending_path = match.path
-        lines: list[str] | None = None
+        from bgparse.readers import with_source_lines
+
         needs_board = any(self._wants_board(f) for f in match.findings)
         full = with_turns() if needs_board else None
         views = []
         boards = 0
         left_out = 0
-        for f in match.findings:
-            source = f.source_line
-            if source is None and f.line > 0:
-                if lines is None:
-                    from bgparse.readers.decode import decode_bytes
-
-                    lines = decode_bytes(data).text.split("\n")
-                if f.line <= len(lines):
-                    source = lines[f.line - 1]
+        for f in with_source_lines(match.findings, data, match.format):
             severity = self._severity(f)
             self.codes[(f.code, severity)] += 1
-            view = FindingView(f.code, severity, f.message, f.line, f.column, source, f.game)
+            view = FindingView(f.code, severity, f.message, f.line, f.column, f.source_line, f.game)
             if full is not None and self._wants_board(f):
                 if boards < BOARDS_PER_MATCH:
                     view = self._with_board(view, f, full)

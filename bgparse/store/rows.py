@@ -24,7 +24,7 @@ from typing import Any, Final
 import pyarrow as pa
 
 from bgparse.errors import InputError
-from bgparse.findings import Finding, Severity
+from bgparse.findings import Finding, Severity, source_window
 from bgparse.rules import Position, PositionError
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
 from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
@@ -664,7 +664,8 @@ class Rows:
         year: int | None,
         duplicate: bool = False,
     ) -> None:
-        excerpt = f.source_line.rstrip("\r\n")[:200] if f.source_line is not None else None
+        # The line as the text report shows it: whole, or a window around the column.
+        excerpt = source_window(f.source_line, f.column)[0] if f.source_line is not None else None
         self.table("findings", source, year).add(
             {
                 "file_sha256": self.file_sha256,

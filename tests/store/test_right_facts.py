@@ -252,3 +252,24 @@ def test_first_mover_and_cube_timing_leave_out_what_cannot_count(tmp_path: Path)
     # each (Bob's at his first turn in MIDWAY's games, Alice's at her second in the money).
     timing = [(r["move_no"], r["first_doubles"], r["games"]) for r in stat(data, "cube-timing")]
     assert timing == [(1, 2, 3), (2, 1, 3)]
+
+
+def test_each_finding_keeps_the_line_it_points_at(tmp_path: Path) -> None:
+    """`findings.excerpt` is the record's line as `validate` shows it: the whole line, or on a
+    long line (an SGF file is often one line) a 200-character window with the finding's
+    column inside it. Replay findings carry no line of their own: the import reads it."""
+    rolls = 400
+    hostile = "(;FF[4]GM[6]" + "(;B[31]" * rolls + ")" * rolls + ")"
+    data = imported(tmp_path, {"bad.mat": MIDWAY_BAD, "long.sgf": hostile})
+    rows = query(data, 'SELECT source_path, code, line, "column", excerpt FROM findings')
+    lines = MIDWAY_BAD.split("\n")
+    mat = [r for r in rows if r["source_path"].endswith("bad.mat")]
+    assert {r["code"] for r in mat} == {"R007", "R001", "R002"}
+    assert all(r["excerpt"] == lines[r["line"] - 1] for r in mat)
+    sgf = [r for r in rows if r["source_path"].endswith("long.sgf") and r["code"] == "P001"]
+    assert len(sgf) >= rolls - 1 and all(r["line"] == 1 for r in sgf)
+    for r in sgf:
+        excerpt, column = r["excerpt"], r["column"]
+        assert len(excerpt) == 200
+        start = hostile.index(excerpt, max(0, column - 200))
+        assert start < column <= start + 200 and hostile[column - 1] == "B"
