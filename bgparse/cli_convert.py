@@ -84,6 +84,7 @@ def convert(
     from bgparse.readers import iter_records
     from bgparse.replay import replay
     from bgparse.writers import write_mat, write_sgf
+    from bgparse.writers.mat import unwritable_cubes
 
     blobs = iter_blobs(inputs)
     folder = _out_dir(out)
@@ -103,9 +104,12 @@ def convert(
             continue
         parts: list[str] = []
         errors = 0
+        lost: list[str] = []
         for record in records:
             match = replay(record)
             errors += sum(1 for f in match.findings if f.severity.value == "error")
+            if to == "mat":
+                lost += unwritable_cubes(match)
             # Comments inside games are not in the verified match: placed from the record.
             notes = game_comments(record, match)
             if to == "mat":
@@ -128,6 +132,11 @@ def convert(
             continue
         counts["converted"] += 1
         note = f" ({plural(errors, 'error')}: written as the replay reads them)" if errors else ""
+        if lost:
+            note += (
+                f" (a .mat cannot write {'; '.join(lost)}: the file reads back with other cube "
+                "values)"
+            )
         typer.echo(f"{label} -> {display_path(target)}{note}")
     typer.echo(
         f"{counts['converted']} converted, {counts['failed']} failed, "

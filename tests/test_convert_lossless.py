@@ -499,3 +499,48 @@ def test_an_xg_match_header_survives_convert_to_mat_and_sgf(path: Path) -> None:
         [again] = convert(sgf, "mat")
         assert again.tags == record.tags
         assert hidden_plays(again) == [(g, s, d, "???") for g, s, d, _t in hidden_plays(record)]
+
+
+def test_convert_to_mat_says_which_cube_a_mat_cannot_write(tmp_path: Path) -> None:
+    """A centred cube above 1 (an SGF money game started with automatic doubles, `CV[2]`) has
+    no `.mat` spelling: XG's `; Set Pos=` line writes a centred cube as 1. `convert --to mat`
+    says so for that file (its cube actions are written at their values), and says nothing
+    for a file whose cube a `.mat` can write."""
+    from typer.testing import CliRunner
+
+    from bgparse.cli import app
+    from bgparse.writers.mat import unwritable_cubes
+
+    game = "(;FF[4]GM[6]MI[length:0][game:{n}][ws:0][bs:{bs}]PW[Al]PB[Bo]{cv}RE[B+{pts}]"
+    body = ";W[31hefe];B[double];W[drop])\n"
+    auto = (
+        game.format(n=0, bs=0, cv="CV[2]", pts=2)
+        + body
+        + game.format(n=1, bs=2, cv="", pts=1)
+        + body
+    )
+    plain = game.format(n=0, bs=0, cv="", pts=1) + body
+    [record] = iter_records(auto.encode(), "auto.sgf")
+    assert unwritable_cubes(replay(record)) == [
+        "game 1's centred cube at 2, from automatic doubles"
+    ]
+    [record] = iter_records(plain.encode(), "plain.sgf")
+    assert unwritable_cubes(replay(record)) == []
+    (tmp_path / "auto.sgf").write_text(auto, encoding="utf-8")
+    (tmp_path / "plain.sgf").write_text(plain, encoding="utf-8")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["convert", str(tmp_path / "auto.sgf"), str(tmp_path / "plain.sgf"), "--to", "mat",
+         "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].endswith(
+        "auto.mat (a .mat cannot write game 1's centred cube at 2, from automatic doubles: "
+        "the file reads back with other cube values)"
+    )
+    assert lines[1].endswith("plain.mat")
+    # What the note warns of: the .mat reads the double to 4 from a cube of 1.
+    [back] = read_path(out / "auto.mat")
+    assert [f.code for f in replay(back).findings if f.code == "C005"] == ["C005"]

@@ -37,6 +37,7 @@ __all__ = [
     "game_setups",
     "mat_tags",
     "turn_steps",
+    "unwritable_cubes",
     "write_mat",
 ]
 
@@ -337,6 +338,30 @@ def _after(board: _Boards | None, turn: Turn, checkers: int) -> _Boards | None:
 
 
 # --- the writer ----------------------------------------------------------------------------------
+
+
+def unwritable_cubes(match: VerifiedMatch) -> list[str]:
+    """What of the match's cube a `.mat` file cannot say, one phrase per game: a centred cube
+    above 1 set up (automatic doubles, SGF `CV` with `CP[c]`), since XG's `; Set Pos=` line,
+    the only set-up a `.mat` has, writes a centred cube as 1; and a cube set up on its own
+    where the board is not known. `write_mat` writes such a game's cube actions at the values
+    they had, which a reader then takes as counted from a cube of 1."""
+    variant = str(match.rules.get("variant", "standard"))
+    out = []
+    for game in match.games:
+        setups, end = game_setups(game, variant)
+        for setup in [*setups.values(), *([end] if end else [])]:
+            if not setup.cube_changed:
+                continue
+            if setup.boards is None:
+                out.append(f"game {game.number}'s cube set to {setup.cube} with no board")
+                break
+            if setup.owner == -1 and setup.cube > 1:
+                out.append(
+                    f"game {game.number}'s centred cube at {setup.cube}, from automatic doubles"
+                )
+                break
+    return out
 
 
 def write_mat(
