@@ -770,6 +770,14 @@ class _Importer:
         self.merges: dict[PartKey, list[Future[tuple[Part, ...]]]] = {}
         self.merge_seq = 0
         self.recorded = 0
+        #: Contents this import quarantined, with why: a later copy is as unreadable, so it is
+        #: quarantined too, naming the first (a "duplicate" would hide it from a query of the
+        #: quarantined inputs). Only unreadable contents are kept.
+        self.quarantined_content: dict[str, str] = {}
+        #: Contents whose first input is still with a worker, and the copies met meanwhile
+        #: (the walk runs ahead of the units): recorded once the first's outcome is known.
+        self.in_flight: set[str] = set()
+        self.waiting: dict[str, list[tuple[_Meta, str]]] = {}
 
     def progress(self, consumed: int) -> None:
         s = self.summary
@@ -835,12 +843,35 @@ class _Importer:
         if len(self.ledger) >= 4096:
             self.flush_ledger()
 
+    def copy(self, meta: _Meta, why: str) -> None:
+        """A copy of an earlier input's content (`why` names the first): a duplicate where the
+        first was read, quarantined with the first's reason where it was not."""
+        sha = meta.sha256
+        if sha is not None and sha in self.in_flight:
+            self.waiting.setdefault(sha, []).append((meta, why))
+            return
+        reason = self.quarantined_content.get(sha) if sha is not None else None
+        if reason is None:
+            self.record(meta, "duplicate", why)
+        else:
+            self.record(meta, "quarantined", f"{why}, which is quarantined: {reason}")
+
+    def _first_settled(self, sha: str | None) -> None:
+        """The first input of a content has its outcome: the copies that waited for it."""
+        if sha is None:
+            return
+        self.in_flight.discard(sha)
+        for meta, why in self.waiting.pop(sha, ()):
+            self.copy(meta, why)
+
     def flush_ledger(self) -> None:
         if len(self.ledger):
             self.tx.add("imports", self.ledger.batch())
             self.ledger = LedgerRows(self.ctx)
 
     def finish(self) -> None:
+        for sha in list(self.waiting):
+            self._first_settled(sha)
         self.flush_ledger()
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
@@ -998,8 +1029,10 @@ class _Importer:
             self.result(meta, res, known)
         elif not why:
             self.skip(meta)
-        else:
+        elif why == GIVEN_TWICE:
             self.record(meta, "duplicate", why)
+        else:
+            self.copy(meta, why)
 
     def result(self, meta: _Meta, res: FileResult, known: set[bytes]) -> None:
         s = self.summary
@@ -1013,6 +1046,9 @@ class _Importer:
                 findings=(res.findings, res.errors),
                 warnings=warnings,
             )
+            if meta.sha256 is not None and res.reason is not None:
+                self.quarantined_content[meta.sha256] = res.reason
+            self._first_settled(meta.sha256)
             return
         # One pass over the matches (on a cluster this runs once per file in the one client).
         # Every match's findings count, a duplicate's too: they are this input's own. The
@@ -1053,6 +1089,7 @@ class _Importer:
             (findings, errors),
             warnings,
         )
+        self._first_settled(meta.sha256)
 
 
 def _not_from(batch: pa.RecordBatch, shas: pa.Array) -> pa.Array:
@@ -1370,12 +1407,13 @@ def _pump(
                 importer.progress(item.consumed)
                 continue
             elif not defer and (first := seen_content.get(item.sha256)) is not None:
-                importer.record(meta, "duplicate", same_content(first, item.sha256))
+                importer.copy(meta, same_content(first, item.sha256))
                 importer.progress(item.consumed)
                 continue
             else:
                 if not defer:
                     seen_content.add(item.sha256, item.path)
+                    importer.in_flight.add(item.sha256)
                 task = FileTask(item.path, item.data, item.sha256)
             chunk.append(task)
             metas.append(meta)

@@ -150,9 +150,10 @@ def test_a_fifo_named_says_what_it_is_and_the_rest_goes_on(tmp_path: Path) -> No
 
 
 def test_a_copy_of_a_quarantined_input_names_it_in_the_report(tmp_path: Path) -> None:
-    # Issue 11 (defect 8, --report): the second copy of a damaged file is a duplicate, and its
-    # row named only "an earlier input"; it must name the quarantined one, so that every
-    # input left out can be traced to its reason.
+    # Issue 11 (defect 8, --report): the second copy of a damaged file named only "an earlier
+    # input"; it must name the quarantined one, so that every input left out can be traced to
+    # its reason. It is quarantined itself, with that reason (as a "duplicate" it was missing
+    # from the quarantined inputs).
     inputs = tmp_path / "in"
     (inputs / "b").mkdir(parents=True)
     (inputs / "a.mat").write_text("not a match\n", encoding="utf-8")
@@ -167,8 +168,9 @@ def test_a_copy_of_a_quarantined_input_names_it_in_the_report(tmp_path: Path) ->
     first = rows[f"{inputs}/a.mat"]
     assert (first["status"], first["errors"]) == ("quarantined", 1)
     copy = rows[f"{inputs}/b/copy.mat"]
-    assert copy["status"] == "duplicate"
+    assert copy["status"] == "quarantined"
     assert copy["reason"].startswith(f"same content as {inputs}/a.mat (sha256 ")
+    assert copy["reason"].endswith(f", which is quarantined: {first['reason']}")
     assert rows[f"{inputs}/good.mat"]["status"] == "imported"
 
 

@@ -100,9 +100,15 @@ def test_workers_hash_the_inputs_and_the_ledger_is_the_pools(
     assert rows[str(inputs / "c.mat")]["reason"].startswith(f"same content as {inputs}/0.zip!x")
     assert rows[f"{inputs}/z.zip!y.mat"]["reason"].startswith(f"same content as {inputs}/a.mat")
     assert rows[str(inputs / "d.json")]["status"] == "quarantined"
-    # Two archives among the imported; b.mat, c.mat, z.zip!y.mat and e.json duplicates.
-    assert (summary.imported, summary.duplicate, summary.matches) == (4, 4, 2)
+    # Two archives among the imported; b.mat, c.mat and z.zip!y.mat duplicates; e.json, a
+    # copy of the quarantined d.json, quarantined with it.
+    assert (summary.imported, summary.duplicate, summary.quarantined) == (4, 3, 2)
+    assert summary.matches == 2
+    assert rows[str(inputs / "e.json")]["status"] == "quarantined"
     assert rows[str(inputs / "e.json")]["reason"].startswith(f"same content as {inputs}/d.json")
+    assert rows[str(inputs / "e.json")]["reason"].endswith(
+        ", which is quarantined: " + str(rows[str(inputs / "d.json")]["reason"])
+    )
     # Copies under new names of what is stored: settled by their content, as the pool does.
     shutil.copyfile(A, inputs / "f.mat")
     shutil.copyfile(B, inputs / "g.mat")

@@ -276,6 +276,44 @@ def expected_ledger(inputs: Path) -> list[tuple[str, str, str | None]]:
     return [(p, s, r.format(m3=m3, inputs=inputs) if r else r) for p, s, r in SAMPLE_LEDGER]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_copy_of_an_unreadable_input_is_quarantined_with_it(tmp_path: Path, workers: int) -> None:
+    """A copy of an input the import quarantined is as unreadable: quarantined too, naming
+    the first and its reason (a "duplicate" left it out of every query of the quarantined
+    inputs), whether the copy comes while the first is still with a worker or after; a copy
+    of an imported input stays a duplicate."""
+    inputs = write_inputs(tmp_path / "in", hand_matches())
+    bad = bytes(range(256))
+    for name in ("a.bin", "b.bin", "sub/c.bin"):
+        (inputs / name).parent.mkdir(exist_ok=True)
+        (inputs / name).write_bytes(bad)
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("d.bin", bad)
+        zf.writestr("m1.json", (inputs / "m1.json").read_bytes())
+    (inputs / "z.zip").write_bytes(archive.getvalue())
+    data = tmp_path / "data"
+    s = run_import(
+        [inputs], data, ImportOptions(workers=workers, chunk_files=1), verify=fake_verify
+    )
+    rows = {path: (status, reason) for path, status, reason in ledger(data)}
+    sha = hashlib.sha256(bad).hexdigest()[:12]
+    first_reason = rows["in/a.bin"][1]
+    assert rows["in/a.bin"][0] == "quarantined" and first_reason.startswith("S002 ")
+    for copy in ("in/b.bin", "in/sub/c.bin", "in/z.zip!d.bin"):
+        assert rows[copy] == (
+            "quarantined",
+            f"same content as {inputs}/a.bin (sha256 {sha}…), which is quarantined: "
+            + first_reason,
+        )
+    assert rows["in/z.zip!m1.json"][0] == "duplicate"
+    assert (s.quarantined, s.duplicate) == (4, 1)
+    quarantined = run(
+        connect(data), "SELECT count(*) AS n FROM imports WHERE status = 'quarantined'"
+    )
+    assert quarantined.to_pylist() == [{"n": 4}]
+
+
 def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> None:
     data = sample_inputs.parent / "data"
     s = run_import([sample_inputs], data, ImportOptions(workers=1), verify=fake_verify)
