@@ -753,6 +753,8 @@ class _Importer:
         #: Inputs of this import refused without their content being read, by path (by
         #: content where the walk read it): a second mention is a duplicate, not a refusal.
         self.refused: set[str] = set()
+        #: Of those refused by content, the first input's name and why.
+        self.first_refused: dict[str, tuple[str, str]] = {}
         self.ctx = ctx
         #: Every match stored: by an earlier import, then by this one as its units come in.
         self.uids = known_uids
@@ -1433,9 +1435,19 @@ def _pump(
             if item.sha256 in known.contents if item.sha256 else item.path in known.paths:
                 importer.skip(meta)
             elif key in importer.refused:
-                importer.record(meta, "duplicate", GIVEN_TWICE)
+                earlier = importer.first_refused.get(key)
+                if earlier is not None and earlier[0] != item.path and item.sha256:
+                    # The same content under another name (an archive inside two archives).
+                    why = same_content(earlier[0], item.sha256)
+                    importer.record(
+                        meta, "quarantined", f"{why}, which is quarantined: {earlier[1]}"
+                    )
+                else:
+                    importer.record(meta, "duplicate", GIVEN_TWICE)
             else:
                 importer.refused.add(key)
+                if item.sha256:
+                    importer.first_refused[key] = (item.path, item.reason)
                 importer.record(meta, "quarantined", item.reason)
         elif item.skipped and item.sha256 in known.archives:
             importer.skip(meta)

@@ -287,11 +287,19 @@ def test_a_copy_of_an_unreadable_input_is_quarantined_with_it(tmp_path: Path, wo
     for name in ("a.bin", "b.bin", "sub/c.bin"):
         (inputs / name).parent.mkdir(exist_ok=True)
         (inputs / name).write_bytes(bad)
-    archive = io.BytesIO()
-    with zipfile.ZipFile(archive, "w") as zf:
-        zf.writestr("d.bin", bad)
-        zf.writestr("m1.json", (inputs / "m1.json").read_bytes())
-    (inputs / "z.zip").write_bytes(archive.getvalue())
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("x.bin", b"x")
+    for name, members in (
+        ("y.zip", {"n1.zip": inner.getvalue()}),
+        ("z.zip", {"d.bin": bad, "m1.json": (inputs / "m1.json").read_bytes(),
+                   "n2.zip": inner.getvalue()}),
+    ):  # fmt: skip
+        archive = io.BytesIO()
+        with zipfile.ZipFile(archive, "w") as zf:
+            for member, content in members.items():
+                zf.writestr(member, content)
+        (inputs / name).write_bytes(archive.getvalue())
     data = tmp_path / "data"
     s = run_import(
         [inputs], data, ImportOptions(workers=workers, chunk_files=1), verify=fake_verify
@@ -307,11 +315,20 @@ def test_a_copy_of_an_unreadable_input_is_quarantined_with_it(tmp_path: Path, wo
             + first_reason,
         )
     assert rows["in/z.zip!m1.json"][0] == "duplicate"
-    assert (s.quarantined, s.duplicate) == (4, 1)
+    # An archive inside two archives: refused unread, by content; the second names the first.
+    nested = rows["in/y.zip!n1.zip"]
+    assert nested[0] == "quarantined" and nested[1].startswith("an archive inside an archive")
+    inner_sha = hashlib.sha256(inner.getvalue()).hexdigest()[:12]
+    assert rows["in/z.zip!n2.zip"] == (
+        "quarantined",
+        f"same content as {inputs}/y.zip!n1.zip (sha256 {inner_sha}…), which is quarantined: "
+        + nested[1],
+    )
+    assert (s.quarantined, s.duplicate) == (6, 1)
     quarantined = run(
         connect(data), "SELECT count(*) AS n FROM imports WHERE status = 'quarantined'"
     )
-    assert quarantined.to_pylist() == [{"n": 4}]
+    assert quarantined.to_pylist() == [{"n": 6}]
 
 
 def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> None:
