@@ -36,6 +36,7 @@ from bgparse.events import (
     Win,
 )
 from bgparse.findings import RecordError, Severity, format_finding
+from bgparse.printable import printable
 from bgparse.rules.wording import plural
 
 __all__ = ["app", "main"]
@@ -196,7 +197,7 @@ def parse(
 
 def _print_record(rec: MatchRecord) -> None:
     length = "money session" if rec.length == 0 else f"{rec.length}-point match"
-    names = " vs ".join(n or "(no name)" for n in rec.players)
+    names = printable(" vs ".join(n or "(no name)" for n in rec.players))
     n_actions = sum(len(g.actions) for g in rec.games)
     typer.echo(
         f"{rec.path}: {names}, {length}, {plural(len(rec.games), 'game')}, "
@@ -456,10 +457,11 @@ def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
     length = "money session" if m.length == 0 else f"{m.length}-point match"
     result = ""
     if m.winner is not None:
-        result = f", won by {m.players[m.winner] or 'side ' + str(m.winner)}"
+        result = printable(f", won by {m.players[m.winner] or 'side ' + str(m.winner)}")
     if not quiet:
         typer.echo(
-            f"{m.path}: {' vs '.join(m.players)}, {length}, {plural(len(m.games), 'game')}, "
+            f"{m.path}: {printable(' vs '.join(m.players))}, {length}, "
+            f"{plural(len(m.games), 'game')}, "
             f"final score {m.final_score[0]}-{m.final_score[1]}{result}"
         )
 

@@ -30,6 +30,7 @@ from rich.text import Text
 from bgparse.cli_base import OutputFormat, echo_error
 from bgparse.errors import UsageError
 from bgparse.paths import display_path
+from bgparse.printable import printable
 from bgparse.rules.wording import plural
 from bgparse.stats import STATISTICS, Statistic
 
@@ -214,7 +215,7 @@ def import_command(
     )
     _print_damage(summary, report)
     for path, reason in summary.quarantine[:_QUARANTINE_SHOWN]:
-        typer.echo(f"quarantined: {path}: {reason}", err=True)
+        typer.echo(printable(f"quarantined: {path}: {reason}"), err=True)
     hidden = summary.quarantined - min(len(summary.quarantine), _QUARANTINE_SHOWN)
     if hidden > 0:
         typer.echo(

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass
 
 from bgparse.errors import InputError
+from bgparse.printable import printable
 
 __all__ = [
     "CODES",
@@ -165,15 +166,16 @@ def source_window(line: str, column: int) -> tuple[str, int]:
 
 
 def format_finding(path: str, f: Finding, *, context: bool = True) -> str:
-    """`path:line:col: CODE message`, then the source line and a caret under the column."""
+    """`path:line:col: CODE message`, then the source line and a caret under the column; the
+    record's own text with its control characters shown (`bgparse.printable`)."""
     head = f"{path}:{f.line}:{f.column}: {f.code} {f.message}"
     if not context or f.source_line is None:
-        return head + (f"\n{f.detail}" if f.detail and context else "")
+        return printable(head + (f"\n{f.detail}" if f.detail and context else ""))
     src, caret_col = source_window(f.source_line, f.column)
     out = f"{head}\n    {src}\n    {' ' * max(caret_col - 1, 0)}^"
     if f.detail:
         out += "\n" + f.detail
-    return out
+    return printable(out)
 
 
 class RecordError(InputError, ValueError):

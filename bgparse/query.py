@@ -31,6 +31,7 @@ from bgparse.errors import UsageError
 from bgparse.filters import FILTERED, Filters
 from bgparse.findings import CODES
 from bgparse.paths import display_path
+from bgparse.printable import printable
 from bgparse.resources import pipelines_dir
 from bgparse.store.dataset import Dataset, DatasetError
 from bgparse.store.schema import PARTITIONED, TABLES, row_schema
@@ -179,7 +180,8 @@ def _plain(value: Any) -> Any:
 
 
 def cell_text(value: Any) -> str:
-    """A value as a table shows it: rates to three decimals, nothing for NULL."""
+    """A value as a table shows it: rates to three decimals, nothing for NULL, a record's text
+    with its control characters shown (`bgparse.printable`)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -188,7 +190,7 @@ def cell_text(value: Any) -> str:
         return "" if not math.isfinite(value) else f"{value:.3f}"
     if isinstance(value, list | dict):
         return json.dumps(_plain(value), ensure_ascii=False)
-    return str(_plain(value))
+    return printable(str(_plain(value)))
 
 
 def render(result: pa.Table, fmt: Literal["csv", "json"]) -> str:

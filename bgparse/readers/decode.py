@@ -19,7 +19,7 @@ MAX_LINE = 64 * 1024
 @dataclass(frozen=True, slots=True)
 class DecodedText:
     text: str  # with line endings normalised to "\n"
-    encoding: str  # "utf-8", "utf-8-sig", "utf-16-le", "utf-16-be", "cp1252"
+    encoding: str  # "utf-8", "utf-8-sig", "utf-16-le", "utf-16-be", "utf-32-le"/"-be", "cp1252"
     newline: str  # "\n", "\r\n", "\r" or "mixed"/"" (most common one seen)
     fallback: bool  # True when UTF-8 failed and cp1252 was used
 
@@ -29,11 +29,11 @@ _CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
 
 
 def looks_binary(data: bytes) -> bool:
-    """True for data that is no text encoding a record is written in (NUL bytes outside UTF-16,
-    many control characters)."""
+    """True for data that is no text encoding a record is written in (NUL bytes outside UTF-16
+    and UTF-32 with its byte order mark, many control characters)."""
     head = data[:8192]
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return False
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
+        return False  # (UTF-32 LE's BOM starts with UTF-16 LE's)
     if b"\x00" in head:
         return _utf16_encoding(head) is None
     if not head:
@@ -62,6 +62,10 @@ def decode_bytes(data: bytes) -> DecodedText:
     fallback = False
     if data.startswith(codecs.BOM_UTF8):
         text, enc = data[3:].decode("utf-8", errors="replace"), "utf-8-sig"
+    elif data.startswith(codecs.BOM_UTF32_LE):  # before UTF-16's, which it starts with
+        text, enc = data[4:].decode("utf-32-le", errors="replace"), "utf-32-le"
+    elif data.startswith(codecs.BOM_UTF32_BE):
+        text, enc = data[4:].decode("utf-32-be", errors="replace"), "utf-32-be"
     elif data.startswith(codecs.BOM_UTF16_LE):
         text, enc = data[2:].decode("utf-16-le", errors="replace"), "utf-16-le"
     elif data.startswith(codecs.BOM_UTF16_BE):

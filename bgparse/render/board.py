@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from bgparse.printable import printable
 from bgparse.rules.position import BAR, OFF, Position
 
 __all__ = ["Board", "CubeOwner", "board_svg"]
@@ -319,6 +320,13 @@ def board_svg(position: Position, board: Board | None = None) -> str:
     dice, cube, score and play of `board`. Counts that no real board has (negative, more
     than fifteen) are drawn as far as they can be: the picture never raises."""
     b = board or Board()
+    # Names and titles come from records: XML allows no control character but tab and line
+    # ends, so they are shown (`bgparse.printable`), or the file would not open.
+    b = replace(
+        b,
+        names=(printable(b.names[0]), printable(b.names[1])),
+        title=printable(b.title) if b.title is not None else None,
+    )
     svg = ET.Element(
         "svg",
         {

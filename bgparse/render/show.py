@@ -11,6 +11,7 @@ from pathlib import Path
 from bgparse.errors import UsageError
 from bgparse.findings import Finding, RecordError
 from bgparse.paths import display_path, path_from_display
+from bgparse.printable import printable
 from bgparse.render.board import Board, CubeOwner, board_svg
 from bgparse.rules.diagram import diagram
 from bgparse.rules.ids import IdError, MatchIdState, decode_match_id, decode_xgid
@@ -42,7 +43,7 @@ class Shown:
         lines = list(self.heading)
         lines.append(diagram(self.position))
         if self.recorded is not None:
-            lines.append(f"recorded: {self.recorded or '(no move)'}")
+            lines.append(printable(f"recorded: {self.recorded or '(no move)'}"))
         if self.verdict:
             lines.append(self.verdict)
         if self.legal is not None:
@@ -244,7 +245,8 @@ def turn_shown(
     `path` (its display form) with its play drawn,
     the findings at that turn, and for an illegal play the legal plays. Raises ShowError
     when the turn's IDs do not decode (a record that set up an impossible board)."""
-    names = (players[0] or "player 0", players[1] or "player 1")
+    # A name is drawn in an SVG file and printed to a terminal: its control characters shown.
+    names = (printable(players[0] or "player 0"), printable(players[1] or "player 1"))
     try:
         position = Position.from_position_id(turn.position_id)
         if turn.match_id:
@@ -270,7 +272,7 @@ def turn_shown(
         f"X = {names[turn.side]} (on roll), O = {names[1 - turn.side]}; " + _state_heading(board),
     )
     said = [
-        f"{f.severity}: {f.code} {f.message}"
+        printable(f"{f.severity}: {f.code} {f.message}")
         for f in findings
         if f.game == turn.game and f.turn == turn.ply
     ]

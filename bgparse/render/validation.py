@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from bgparse import __version__
 from bgparse.findings import CODES, Finding, RecordError, Severity, source_window
+from bgparse.printable import printable
 from bgparse.render.html import environment
 from bgparse.render.show import ShowError, turn_shown
 from bgparse.verified import VerifiedMatch
@@ -127,7 +128,12 @@ class ValidationReport:
         for f in with_source_lines(match.findings, data, match.format):
             severity = self._severity(f)
             self.codes[(f.code, severity)] += 1
-            view = FindingView(f.code, severity, f.message, f.line, f.column, f.source_line, f.game)
+            # The record's own text with its control characters shown, one for one, so the
+            # marked column stays where it was.
+            source = printable(f.source_line) if f.source_line is not None else None
+            view = FindingView(
+                f.code, severity, printable(f.message), f.line, f.column, source, f.game
+            )
             if full is not None and self._wants_board(f):
                 if boards < BOARDS_PER_MATCH:
                     view = self._with_board(view, f, full)
@@ -145,8 +151,8 @@ class ValidationReport:
             MatchView(
                 path=match.path,
                 index=match.index,
-                players=match.players,
-                event=match.info.event,
+                players=(printable(match.players[0]), printable(match.players[1])),
+                event=printable(match.info.event) if match.info.event else None,
                 length=match.length,
                 final_score=match.final_score,
                 winner=match.winner,
