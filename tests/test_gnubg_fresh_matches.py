@@ -23,18 +23,26 @@ MATCHES = 60
 SEED = 271_000  # seeds 271000-271059: unlike the corpus's
 
 
-@pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def _played(
+    tmp_path_factory: pytest.TempPathFactory, name: str, count: int, seed: int, *options: str
+) -> Path:
+    """A folder of `count` matches GNU plays now (seeds from `seed`), with its truth files."""
     if not GNUBG.exists():
         pytest.skip("GNU Backgammon is not installed (apt-get install gnubg)")
     if not GENERATE.is_file():
         pytest.skip(f"{GENERATE} is absent")
-    out = tmp_path_factory.mktemp("fresh")
-    args = [sys.executable, str(GENERATE), str(out), str(MATCHES), str(SEED)]
-    args += ["--truth", "--cycle-lengths", "--money-frac", "0.3"]
+    out = tmp_path_factory.mktemp(name)
+    args = [sys.executable, str(GENERATE), str(out), str(count), str(seed), "--truth", *options]
     done = subprocess.run(args, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     return out
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _played(
+        tmp_path_factory, "fresh", MATCHES, SEED, "--cycle-lengths", "--money-frac", "0.3"
+    )
 
 
 def test_fresh_gnubg_matches_read_as_gnu_reads_them(fresh: Path) -> None:
@@ -64,16 +72,10 @@ AUTO_SEED = 373_000
 
 @pytest.fixture(scope="module")
 def automatic_doubles(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    if not GNUBG.exists():
-        pytest.skip("GNU Backgammon is not installed (apt-get install gnubg)")
-    if not GENERATE.is_file():
-        pytest.skip(f"{GENERATE} is absent")
-    out = tmp_path_factory.mktemp("auto")
-    args = [sys.executable, str(GENERATE), str(out), str(AUTO_SESSIONS), str(AUTO_SEED)]
-    args += ["--truth", "--money-frac", "1.0", "--autodouble-frac", "1.0"]
-    done = subprocess.run(args, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr[-2000:]
-    return out
+    return _played(
+        tmp_path_factory, "auto", AUTO_SESSIONS, AUTO_SEED,
+        "--money-frac", "1.0", "--autodouble-frac", "1.0",
+    )  # fmt: skip
 
 
 def test_gnubg_sessions_with_automatic_doubles(automatic_doubles: Path) -> None:
