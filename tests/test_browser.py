@@ -162,6 +162,13 @@ def test_validation_report_in_chromium(browser: Any, validation_page: Path) -> N
             has = "p001" in (match.get_attribute("data-codes") or "")
             assert match.is_visible() == has
         page.fill("#search", "")
+        # The count of what is shown, worded and grouped as the command line words counts.
+        matches = len(page.query_selector_all("details.match"))
+        findings = len(page.query_selector_all("li.finding"))
+        assert page.inner_text("#shown") == (
+            f"{matches:,} {'match' if matches == 1 else 'matches'}, "
+            f"{findings:,} {'finding' if findings == 1 else 'findings'} shown"
+        )
         assert visit.errors == []
     finally:
         visit.close()

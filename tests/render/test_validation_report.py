@@ -203,6 +203,8 @@ def test_a_record_of_thousands_of_illegal_plays_makes_a_page_a_browser_opens(
     assert all(len(b) + len(m) + len(a) <= SOURCE_WINDOW for b, m, a in shown)
     # The mark stands on the finding's column: a P001 marks the B of its roll.
     assert {m for (b, m, a), code in zip(shown, found, strict=True) if code == "P001"} == {"B"}
+    # Counts grouped as the command line groups them.
+    assert f'<td class="num">{found.count("P001"):,}</td>' in page
     boards = [a for t, a in tags(page) if t == "svg" and a.get("class") == "bg-board"]
     assert len(boards) == BOARDS_PER_MATCH
     # Every play, cube and result finding that is not a note would have its board.
