@@ -774,8 +774,8 @@ class _Importer:
         self.recorded = 0
         #: Contents this import quarantined, with why: a later copy is as unreadable, so it is
         #: quarantined too, naming the first (a "duplicate" would hide it from a query of the
-        #: quarantined inputs). Only unreadable contents are kept.
-        self.quarantined_content: dict[str, str] = {}
+        #: quarantined inputs). Bounded in memory as `seen_content` is.
+        self.quarantined_content: Seen[str] = Seen(known_uids.limit)
         #: Contents whose first input is still with a worker, and the copies met meanwhile
         #: (the walk runs ahead of the units): recorded once the first's outcome is known.
         self.in_flight: set[str] = set()
@@ -878,8 +878,9 @@ class _Importer:
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
     def close(self) -> None:
-        """Forget this import's contents (and remove their file); `uids` is the caller's."""
+        """Forget this import's contents (and remove their files); `uids` is the caller's."""
         self.seen_content.close()
+        self.quarantined_content.close()
 
     def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
         """A unit whose worker wrote its rows as parts: kept for the merge as they are, unless
@@ -1048,8 +1049,8 @@ class _Importer:
                 findings=(res.findings, res.errors),
                 warnings=warnings,
             )
-            if meta.sha256 is not None and res.reason is not None:
-                self.quarantined_content[meta.sha256] = res.reason
+            if meta.sha256 is not None and res.reason:
+                self.quarantined_content.add(meta.sha256, res.reason)
             self._first_settled(meta.sha256)
             return
         # One pass over the matches (on a cluster this runs once per file in the one client).

@@ -448,7 +448,8 @@ def test_duplicate_checks_past_their_memory_limit_decide_as_in_memory(
         want = run_import(inputs, ref, opts, verify=fake_verify)
         opened.clear()
         got = run_import(inputs, data, dataclasses.replace(opts, seen_limit=1), verify=fake_verify)
-        assert len(opened) == 2  # both checks (match ids, contents) went to disk
+        # Every check went to disk: match ids, contents, and the contents quarantined.
+        assert len(opened) == 3
         assert ledger(data) == ledger(ref)
         assert snapshot(data) == snapshot(ref)
         assert (got.imported, got.duplicate, got.matches) == (want.imported, want.duplicate, 4)
