@@ -22,11 +22,21 @@ _MAGIC = (
     (b"PK\x03\x04", "a zip archive (use 'bgparse import', which reads archives)"),
     (b"\x1f\x8b", "a gzip-compressed file (use 'bgparse import', which reads archives)"),
     (b"%PDF", "a PDF document"),
+    (b"%!PS", "a PostScript document"),
     (b"\x89PNG", "a PNG image"),
     (b"PAR1", "a Parquet file"),
 )
 
 _OTHER_TEXT = (
+    # Web pages and LaTeX first: GNU's HTML and LaTeX exports hold Position and Match IDs too.
+    (
+        re.compile(r"\A\s*<(?:!doctype\s+html|html|\?xml[^>]*>\s*<!doctype\s+html)", re.I),
+        "an HTML page (such as GNU Backgammon's 'export match html'), not a match record",
+    ),
+    (
+        re.compile(r"\A\s*(?:%[^\n]*\n\s*)*\\document(?:class|style)\b"),
+        "a LaTeX document (such as GNU Backgammon's 'export match latex'), not a match record",
+    ),
     (
         re.compile(r"Position ID:\s*\S+.*?Match ID\s*:", re.S),
         "GNU Backgammon's analysis printout ('export match text'), not a match record",
