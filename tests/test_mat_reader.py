@@ -424,6 +424,20 @@ def test_unreadable_files_get_one_clear_error(data: bytes, code: str) -> None:
     assert str(info.value).startswith("t.mat:")
 
 
+def test_a_stray_nul_byte_costs_its_move_not_the_file() -> None:
+    """A NUL inside a text record (a bad copy, an editor) is damage at one place: the move
+    that holds it is reported at its column, every other cell read. A file of NULs, or text
+    behind a run of them, is still binary (S002)."""
+    text = GNU_GAME.replace("52: 13/8 13/11", "52: 13/8 1\x003/11")
+    rec = one(text)
+    [err] = [e for e in rec.errors if e.severity is Severity.ERROR]
+    assert (err.code, err.line, err.column) == ("S006", 9, 15)
+    assert len(rec.games[0].actions) == 10
+    with pytest.raises(RecordError) as info:
+        read(b"\x00" * 512 + GNU_GAME.encode())
+    assert info.value.finding.code == "S002"
+
+
 def test_a_huge_line_is_refused_where_it_stands_and_the_rest_read() -> None:
     text = GNU_GAME.replace("; [Site", "; " + "x" * 2_000_000 + "\n; [Site")
     rec = one(text)

@@ -29,14 +29,16 @@ _CONTROL = bytes(b for b in range(32) if b not in (9, 10, 12, 13, 26))
 
 
 def looks_binary(data: bytes) -> bool:
-    """True for data that is no text encoding a record is written in (NUL bytes outside UTF-16
-    and UTF-32 with its byte order mark, many control characters)."""
+    """True for data that is no text encoding a record is written in: more control characters
+    (NUL among them) than a damaged text has, unless its NULs are the other half of UTF-16 (or
+    UTF-32 with its byte order mark). A stray NUL or two in a text (a bad copy, an editor) does
+    not cost the file: the line that holds one is reported where it stands."""
     head = data[:8192]
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
         return False  # (UTF-32 LE's BOM starts with UTF-16 LE's)
-    if b"\x00" in head:
-        return _utf16_encoding(head) is None
     if not head:
+        return False
+    if b"\x00" in head and _utf16_encoding(head) is not None:
         return False
     ctrl = len(head) - len(head.translate(None, _CONTROL))
     return ctrl > max(4, len(head) // 100)
