@@ -60,6 +60,7 @@ CODES: dict[str, tuple[Severity, str]] = {
         "eXtreme Gammon record that cannot be read (cut, out of place, bad value)",
     ),
     "S022": (Severity.WARNING, "eXtreme Gammon's own board after a play differs from its steps"),
+    "S023": (Severity.WARNING, "the file ends with NUL bytes (a padded or damaged copy): ignored"),
     # checker play (replay)
     "P001": (Severity.ERROR, "illegal checker play"),
     "P002": (Severity.ERROR, "impossible dice"),

@@ -438,6 +438,22 @@ def test_a_stray_nul_byte_costs_its_move_not_the_file() -> None:
     assert info.value.finding.code == "S002"
 
 
+def test_nul_padding_after_the_text_is_a_warning_and_the_record_is_read() -> None:
+    """A copy cut short and filled with NULs (or a preallocated download): the padding is
+    damage to the file, not to the record. S023 says so at the line where it starts and the
+    record reads as without it, even where the padding is most of the file; a UTF-16 file's
+    final NUL is half of its last character, not padding."""
+    clean = one(GNU_GAME)
+    for padding in (1, 50_000):
+        rec = one(GNU_GAME.encode() + b"\x00" * padding)
+        [warning] = rec.errors
+        assert (warning.code, warning.severity, warning.line) == ("S023", Severity.WARNING, 14)
+        assert f"{padding:,} NUL bytes" in warning.message
+        assert rec.games == clean.games
+    wide = one(codecs.BOM_UTF16_LE + GNU_GAME.encode("utf-16-le"))
+    assert wide.errors == () and wide.games == clean.games
+
+
 def test_a_huge_line_is_refused_where_it_stands_and_the_rest_read() -> None:
     text = GNU_GAME.replace("; [Site", "; " + "x" * 2_000_000 + "\n; [Site")
     rec = one(text)

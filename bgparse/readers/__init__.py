@@ -10,7 +10,13 @@ from pathlib import Path
 from bgparse.events import MatchRecord
 from bgparse.findings import Finding, SyntaxRecordError
 from bgparse.paths import display_path
-from bgparse.readers.decode import MAX_LINE, DecodedText, decode_bytes, looks_binary
+from bgparse.readers.decode import (
+    MAX_LINE,
+    DecodedText,
+    decode_bytes,
+    looks_binary,
+    wide_encoding,
+)
 from bgparse.readers.xg import is_xg, iter_xg_matches
 
 __all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format", "with_source_lines"]
@@ -126,11 +132,22 @@ def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
     for magic, what in _MAGIC:
         if data.startswith(magic):
             raise _fail(path, "S003", f"this is {what}", 1, 1)
+    warn: list[Finding] = []
+    if data.endswith(b"\x00") and not wide_encoding(data):
+        # NUL padding after the text (a copy cut short and filled, a preallocated download):
+        # damage to the file, not to the record it holds.
+        body = data.rstrip(b"\x00")
+        if body.strip():
+            padding = len(data) - len(body)
+            data = body
+            message = (
+                f"the file ends with {padding:,} NUL bytes (a padded or damaged copy): ignored"
+            )
+            warn.append(Finding.make("S023", message, body.count(b"\n") + 1, 1))
     if looks_binary(data):
         raise _fail(path, "S002", "file holds binary data, not a text match record", 1, 1)
     decoded = decode_bytes(data)
     text = decoded.text
-    warn: list[Finding] = []
     if decoded.fallback:
         warn.append(Finding.make("S009", "not valid UTF-8: read as Windows-1252", 1, 1))
     fmt = sniff_format(text)

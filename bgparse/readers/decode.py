@@ -10,7 +10,7 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass
 
-__all__ = ["MAX_LINE", "DecodedText", "decode_bytes", "looks_binary"]
+__all__ = ["MAX_LINE", "DecodedText", "decode_bytes", "looks_binary", "wide_encoding"]
 
 #: Lines longer than this are refused (no real record has one; a 1 MB line is an attack or junk).
 MAX_LINE = 64 * 1024
@@ -42,6 +42,13 @@ def looks_binary(data: bytes) -> bool:
         return False
     ctrl = len(head) - len(head.translate(None, _CONTROL))
     return ctrl > max(4, len(head) // 100)
+
+
+def wide_encoding(data: bytes) -> bool:
+    """Whether the text is UTF-16 or UTF-32 (by its byte order mark, or UTF-16's pattern of
+    NULs), where a NUL byte is half of a character, not damage."""
+    boms = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
+    return data.startswith(boms) or _utf16_encoding(data) is not None
 
 
 def _utf16_encoding(data: bytes) -> str | None:
