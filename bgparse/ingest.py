@@ -788,10 +788,16 @@ class _Importer:
             self.on_progress(ImportProgress(s.bytes_done, s.inputs, s.matches))
 
     def skip(self, meta: _Meta) -> None:
-        """An input the dataset already holds: no ledger row, but the report lists it."""
+        """An input the dataset already holds: no ledger row, but the report lists it, with
+        the content's hash to find its ledger row by (`imports.sha256`)."""
         self.summary.skipped += 1
         if self.on_input is not None:
-            self.on_input(InputOutcome(meta.path, meta.kind, "skipped"))
+            why = (
+                f"its content is already in the dataset (sha256 {meta.sha256[:12]}…)"
+                if meta.sha256
+                else "already in the dataset"
+            )
+            self.on_input(InputOutcome(meta.path, meta.kind, "skipped", reason=why))
 
     def record(
         self,

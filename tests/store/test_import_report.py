@@ -80,6 +80,13 @@ def test_summary_counts_damaged_matches_and_names_the_worst_files(tmp_path: Path
     assert again.exit_code == 0 and _summary_tail(again.stdout) == []
     rows = [json.loads(line) for line in report.read_text(encoding="utf-8").splitlines()]
     assert sorted(r["status"] for r in rows) == ["skipped"] * 5
+    # Each says why, with the hash that finds its content's ledger row.
+    ledger = runner.invoke(app, ["query", "-d", str(data), "-f", "json",
+                                 "SELECT sha256 FROM imports"])  # fmt: skip
+    hashes = {r["sha256"][:12] for r in json.loads(ledger.stdout) if r["sha256"]}
+    for r in rows:
+        assert r["reason"].startswith("its content is already in the dataset (sha256 ")
+        assert r["reason"].split("sha256 ")[1][:12] in hashes
 
 
 def test_more_damaged_files_than_shown_point_to_the_report(tmp_path: Path) -> None:
