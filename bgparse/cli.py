@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -38,6 +38,9 @@ from bgparse.events import (
 from bgparse.findings import RecordError, Severity, format_finding
 from bgparse.printable import printable
 from bgparse.rules.wording import plural
+
+if TYPE_CHECKING:
+    from bgparse.readers import SourceLines
 
 __all__ = ["app", "main"]
 
@@ -395,7 +398,7 @@ def validate(
         raise typer.Exit(validate_html(blobs, overrides, strict=strict, out=html_out))
     import gc
 
-    from bgparse.readers import iter_records
+    from bgparse.readers import SourceLines, iter_records
     from bgparse.replay import replay
 
     # Batch work makes many small objects and keeps few: collect garbage less often.
@@ -411,6 +414,7 @@ def validate(
             try:
                 if refused is not None:
                     raise refused
+                source = SourceLines(data)
                 for rec in iter_records(data, path):
                     m = replay(rec, overrides or None, keep_turns=False)
                     counts["matches"] += 1
@@ -423,7 +427,7 @@ def validate(
                     if format == "json":
                         out.write(json.dumps(d, ensure_ascii=False) + "\n")
                     else:
-                        _print_verified(m, data, strict=strict, quiet=quiet)
+                        _print_verified(m, source, strict=strict, quiet=quiet)
             except RecordError as exc:
                 counts["unreadable"] += 1
                 if format == "json":
@@ -444,11 +448,9 @@ def validate(
     raise typer.Exit(2 if counts["unreadable"] else 1 if bad_records else 0)
 
 
-def _print_verified(m: Any, data: bytes, *, strict: bool, quiet: bool) -> None:
-    from bgparse.readers import with_source_lines
-
+def _print_verified(m: Any, source: SourceLines, *, strict: bool, quiet: bool) -> None:
     shown = tuple(f for f in m.findings if not (quiet and f.severity is Severity.INFO))
-    for f in with_source_lines(shown, data, m.format):
+    for f in source.fill(shown, m.format):
         sev = "error" if strict and f.severity is Severity.WARNING else str(f.severity)
         text = format_finding(m.path, f)
         head, _, rest = text.partition("\n")

@@ -113,9 +113,10 @@ def verify_file(data: bytes, path: str) -> Iterator[VerifiedMatch]:
     never holds them all). The readers' own findings (syntax, layout) are merged into each
     match's findings so the dataset keeps them all."""
     # Imported here so that the store and the CLI's --help never pay for the grammars.
-    from bgparse.readers import iter_records, with_source_lines
+    from bgparse.readers import SourceLines, iter_records
     from bgparse.replay import replay
 
+    source = SourceLines(data)
     for record in iter_records(data, path):
         vm = replay(record)
         findings = vm.findings
@@ -123,7 +124,7 @@ def verify_file(data: bytes, path: str) -> Iterator[VerifiedMatch]:
             seen = {_finding_key(f) for f in findings}
             findings = tuple(f for f in record.errors if _finding_key(f) not in seen) + findings
         # The dataset keeps each finding's line (its excerpt), as `validate` shows it.
-        findings = with_source_lines(findings, data, vm.format)
+        findings = source.fill(findings, vm.format)
         if findings is not vm.findings:
             vm = replace(vm, findings=findings)
         yield vm

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from bgparse.events import MatchRecord
@@ -19,7 +20,7 @@ from bgparse.readers.decode import (
 )
 from bgparse.readers.xg import is_xg, iter_xg_matches
 
-__all__ = ["MAX_FILE_BYTES", "iter_records", "read_path", "sniff_format", "with_source_lines"]
+__all__ = ["MAX_FILE_BYTES", "SourceLines", "iter_records", "read_path", "sniff_format"]
 
 #: Larger files are refused: the biggest real match files are a few MB.
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -200,8 +201,6 @@ def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
 
 
 def _with_warnings(records: Iterator[MatchRecord], warn: list[Finding]) -> Iterator[MatchRecord]:
-    from dataclasses import replace
-
     first = True
     for rec in records:
         if first and warn:
@@ -210,21 +209,31 @@ def _with_warnings(records: Iterator[MatchRecord], warn: list[Finding]) -> Itera
         yield rec
 
 
-def with_source_lines(findings: tuple[Finding, ...], data: bytes, fmt: str) -> tuple[Finding, ...]:
-    """The findings with the source line each points at, from the file's bytes, where the
-    reader or the replay left it out. The text is decoded only when some finding needs it;
-    a binary `.xg` file has no lines (its findings name a record and a field)."""
-    if fmt == "xg" or not any(f.source_line is None and f.line > 0 for f in findings):
-        return findings
-    from dataclasses import replace
+class SourceLines:
+    """One file's lines, to give findings the source line the reader or the replay left out:
+    the text is decoded the first time a finding needs a line, once for the file however many
+    matches it holds (per match, a file of thousands of matches cost its square). A binary
+    `.xg` file has no lines: its findings name a record and a field."""
 
-    lines = decode_bytes(data).text.split("\n")
-    return tuple(
-        replace(f, source_line=lines[f.line - 1])
-        if f.source_line is None and 0 < f.line <= len(lines)
-        else f
-        for f in findings
-    )
+    __slots__ = ("_lines", "data")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._lines: list[str] | None = None
+
+    def fill(self, findings: tuple[Finding, ...], fmt: str) -> tuple[Finding, ...]:
+        """`findings`, each with the line it points at where it had none."""
+        if fmt == "xg" or not any(f.source_line is None and f.line > 0 for f in findings):
+            return findings
+        if self._lines is None:
+            self._lines = decode_bytes(self.data).text.split("\n")
+        lines = self._lines
+        return tuple(
+            replace(f, source_line=lines[f.line - 1])
+            if f.source_line is None and 0 < f.line <= len(lines)
+            else f
+            for f in findings
+        )
 
 
 def read_path(path: str | Path) -> list[MatchRecord]:

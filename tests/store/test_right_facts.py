@@ -273,3 +273,24 @@ def test_each_finding_keeps_the_line_it_points_at(tmp_path: Path) -> None:
         assert len(excerpt) == 200
         start = hostile.index(excerpt, max(0, column - 200))
         assert start < column <= start + 200 and hostile[column - 1] == "B"
+
+
+def test_a_file_of_many_matches_is_decoded_once_for_its_excerpts(monkeypatch: Any) -> None:
+    """The lines findings point at come from the file's text decoded once, however many of
+    its matches have findings (decoding it again per match cost the square of the file)."""
+    import bgparse.readers as readers
+    from bgparse.ingest import verify_file
+
+    calls = []
+    real = readers.decode_bytes
+
+    def counted(data: bytes) -> Any:
+        calls.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(readers, "decode_bytes", counted)
+    data = "\n".join([MIDWAY_BAD] * 30).encode()
+    matches = list(verify_file(data, "many.mat"))
+    assert len(matches) == 30
+    assert all(f.source_line is not None for m in matches for f in m.findings if f.line > 0)
+    assert len(calls) == 2  # once to read the records, once for the findings' lines
