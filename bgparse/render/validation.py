@@ -14,6 +14,7 @@ from markupsafe import Markup
 from bgparse import __version__
 from bgparse.findings import CODES, Finding, RecordError, Severity, source_window
 from bgparse.printable import printable
+from bgparse.readers import SourceLines
 from bgparse.render.html import environment
 from bgparse.render.show import ShowError, turn_shown
 from bgparse.verified import VerifiedMatch
@@ -34,29 +35,28 @@ class FindingView:
     message: str
     line: int
     column: int
+    #: What is shown of the source line: its window around the column, as the text report
+    #: shows it (`bgparse.findings.source_window`), with its control characters shown.
     source_line: str | None
     game: int | None
     board: Markup | None = None
     recorded: str | None = None
     legal: tuple[str, ...] | None = None
     show: str | None = None  # the `bgparse show` argument for this turn
+    mark: int = 0  # the finding's column in `source_line` (1-based; a tab is one column)
 
     @property
     def before(self) -> str:
-        """The shown part of the source line (its window around the column, as the text
-        report shows it) up to the marked column (1-based; a tab is one column)."""
-        src, column = source_window(self.source_line or "", self.column)
-        return src[: max(column - 1, 0)]
+        """The shown source line up to the marked column."""
+        return (self.source_line or "")[: max(self.mark - 1, 0)]
 
     @property
     def marked(self) -> str:
-        src, column = source_window(self.source_line or "", self.column)
-        return src[max(column - 1, 0) : column] or " "
+        return (self.source_line or "")[max(self.mark - 1, 0) : self.mark] or " "
 
     @property
     def after(self) -> str:
-        src, column = source_window(self.source_line or "", self.column)
-        return src[column:]
+        return (self.source_line or "")[self.mark :]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +104,7 @@ class ValidationReport:
     codes: Counter[tuple[str, str]] = field(default_factory=Counter)
     _pending: list[MatchView] = field(default_factory=list)
     _pending_path: str | None = None
+    _source: SourceLines | None = None
 
     def _severity(self, f: Finding) -> str:
         if self.strict and f.severity is Severity.WARNING:
@@ -118,21 +119,24 @@ class ValidationReport:
         if self._pending_path not in (None, match.path):
             self.end_file()
         self._pending_path = match.path
-        from bgparse.readers import with_source_lines
-
+        if self._source is None or self._source.data is not data:
+            self._source = SourceLines(data)  # one a file: its matches share its bytes
         needs_board = any(self._wants_board(f) for f in match.findings)
         full = with_turns() if needs_board else None
         views = []
         boards = 0
         left_out = 0
-        for f in with_source_lines(match.findings, data, match.format):
+        for f in self._source.fill(match.findings, match.format):
             severity = self._severity(f)
             self.codes[(f.code, severity)] += 1
-            # The record's own text with its control characters shown, one for one, so the
-            # marked column stays where it was.
-            source = printable(f.source_line) if f.source_line is not None else None
+            shown, mark = None, 0
+            if f.source_line is not None:
+                # The window first (a line may be megabytes), then its controls shown, one
+                # for one, so the marked column stays where it was.
+                window, mark = source_window(f.source_line, f.column)
+                shown = printable(window)
             view = FindingView(
-                f.code, severity, printable(f.message), f.line, f.column, source, f.game
+                f.code, severity, printable(f.message), f.line, f.column, shown, f.game, mark=mark
             )
             if full is not None and self._wants_board(f):
                 if boards < BOARDS_PER_MATCH:
@@ -214,6 +218,7 @@ class ValidationReport:
         self.files.append(FileView(self._pending_path, verdict, tuple(self._pending)))
         self._pending = []
         self._pending_path = None
+        self._source = None
 
     def add_unreadable(self, exc: RecordError) -> None:
         """An input that could not be read at all: its one finding says why."""
