@@ -34,11 +34,7 @@ def looks_binary(data: bytes) -> bool:
     UTF-32 with its byte order mark). A stray NUL or two in a text (a bad copy, an editor) does
     not cost the file: the line that holds one is reported where it stands."""
     head = data[:8192]
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)):
-        return False  # (UTF-32 LE's BOM starts with UTF-16 LE's)
-    if not head:
-        return False
-    if b"\x00" in head and _utf16_encoding(head) is not None:
+    if not head or wide_encoding(head):
         return False
     ctrl = len(head) - len(head.translate(None, _CONTROL))
     return ctrl > max(4, len(head) // 100)
@@ -47,6 +43,7 @@ def looks_binary(data: bytes) -> bool:
 def wide_encoding(data: bytes) -> bool:
     """Whether the text is UTF-16 or UTF-32 (by its byte order mark, or UTF-16's pattern of
     NULs), where a NUL byte is half of a character, not damage."""
+    # (UTF-32 LE's byte order mark starts with UTF-16 LE's.)
     boms = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF32_BE)
     return data.startswith(boms) or _utf16_encoding(data) is not None
 

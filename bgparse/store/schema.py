@@ -231,9 +231,8 @@ FINDINGS = pa.schema(
         pa.field("message", pa.string(), nullable=False),
         pa.field("line", pa.int32(), nullable=False),
         pa.field("column", pa.int32(), nullable=False),
-        pa.field(
-            "excerpt", pa.string()
-        ),  # the source line, or 200 characters of it around the column
+        # The source line, or 200 characters of it around the column.
+        pa.field("excerpt", pa.string()),
         pa.field("import_id", pa.string(), nullable=False),
         # About a copy of a match stored from another input (the same plays, another file):
         # the input keeps its own findings, the match's rows are the first copy's.
