@@ -143,6 +143,11 @@ def same_content(first: str, sha256: str) -> str:
     return f"same content as {first} (sha256 {sha256[:12]}…)"
 
 
+def quarantined_copy(same: str, reason: str) -> str:
+    """The ledger's reason for a copy (`same_content`) of an input the import quarantined."""
+    return f"{same}, which is quarantined: {reason}"
+
+
 # --- the per-file work ---------------------------------------------------------------------
 
 
@@ -863,7 +868,7 @@ class _Importer:
         if reason is None:
             self.record(meta, "duplicate", why)
         else:
-            self.record(meta, "quarantined", f"{why}, which is quarantined: {reason}")
+            self.record(meta, "quarantined", quarantined_copy(why, reason))
 
     def _first_settled(self, sha: str | None) -> None:
         """The first input of a content has its outcome: the copies that waited for it."""
@@ -1446,10 +1451,8 @@ def _pump(
                 earlier = importer.first_refused.get(key)
                 if earlier is not None and earlier[0] != item.path and item.sha256:
                     # The same content under another name (an archive inside two archives).
-                    why = same_content(earlier[0], item.sha256)
-                    importer.record(
-                        meta, "quarantined", f"{why}, which is quarantined: {earlier[1]}"
-                    )
+                    why = quarantined_copy(same_content(earlier[0], item.sha256), earlier[1])
+                    importer.record(meta, "quarantined", why)
                 else:
                     importer.record(meta, "duplicate", GIVEN_TWICE)
             else:
