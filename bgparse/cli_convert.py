@@ -108,11 +108,10 @@ def convert(
         for record in records:
             match = replay(record)
             errors += sum(1 for f in match.findings if f.severity.value == "error")
-            if to == "mat":
-                lost += unwritable_cubes(match)
             # Comments inside games are not in the verified match: placed from the record.
             notes = game_comments(record, match)
             if to == "mat":
+                lost += unwritable_cubes(match)
                 parts.append(write_mat(match, comments=record.comments, game_comments=notes))
             else:
                 parts.append(write_sgf(match, comments=record.comments, game_comments=notes))
