@@ -318,6 +318,42 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
     )
 
 
+def check_command(data: DataOption = _DEFAULT_DATA) -> None:
+    """Verify the dataset: every part the manifest lists is there, has its recorded size and
+    SHA-256 and reads back whole with its table's schema; every other file in the folder is
+    named. Exit 0: clean; 1: damaged (each bad part named); 2: no dataset or it is locked.
+    Writes nothing."""
+    from bgparse.errors import DatasetError
+    from bgparse.store.dataset import Dataset
+
+    ds = Dataset(data)
+    if not ds.exists():
+        raise DatasetError(f"no dataset at {display_path(data)} (bgparse import creates one)")
+    done = ds.check()
+    for damage in done.damage:
+        typer.echo(printable(f"{display_path(data / damage.rel)}: {damage.problem}"))
+    for rel in done.unlisted:
+        why = "not in the manifest (left by a killed import, or not bgparse's)"
+        typer.echo(printable(f"{display_path(data / rel)}: {why}"))
+    unrecorded = (
+        f"; {plural(done.unrecorded, 'part')} with no checksum recorded (written by an older "
+        "bgparse) read back whole"
+        if done.unrecorded
+        else ""
+    )
+    if not done.clean:
+        typer.echo(
+            f"{display_path(data)}: damaged: {plural(len(done.damage), 'bad part')} of "
+            f"{done.parts:,}, {plural(len(done.unlisted), 'file')} not in the manifest"
+            f"{unrecorded}"
+        )
+        raise typer.Exit(1)
+    typer.echo(
+        f"{display_path(data)}: clean: {plural(done.parts, 'part')}, {done.bytes:,} bytes, "
+        f"every size and checksum the manifest's, every part read back{unrecorded}"
+    )
+
+
 def _param_value(text: str) -> int | float | str:
     """A --param as the number it spells, else as text."""
     for kind in (int, float):
@@ -449,8 +485,10 @@ def _stats_app() -> typer.Typer:
 
 
 def register(app: typer.Typer) -> None:
-    """Add `import`, `query`, `compact` and `stats` to the bgparse command-line app."""
+    """Add `import`, `query`, `compact`, `check` and `stats` to the bgparse command-line
+    app."""
     app.command("import")(import_command)
     app.command("query")(query_command)
     app.command("compact")(compact_command)
+    app.command("check")(check_command)
     app.add_typer(_stats_app(), name="stats")

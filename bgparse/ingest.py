@@ -952,7 +952,7 @@ class _Importer:
         for futures in self.merges.values():
             for fut in futures:
                 for part in fut.result():
-                    self.tx.adopt(part.rel)
+                    self.tx.adopt(part.rel, digest=part.digest)
         self.merges = {}
 
     def unit(self, metas: list[_Meta], res: UnitResult) -> None:

@@ -90,6 +90,9 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
         raise DatasetError(f"no dataset at {shown} (run 'bgparse import' first, or give --data)")
     ds.check_path()
     manifest = ds.manifest()
+    # Each part's size (a stat a file): a truncated or missing one is named here. DuckDB
+    # verifies no Parquet page checksum, so changed bytes are `bgparse check`'s to find.
+    Dataset(root).refuse_damaged(manifest, checksum=frozenset())  # named as the user wrote it
     con = duckdb.connect(":memory:")
     active = filters if filters else None
     for table in TABLES:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import json
 import os
 import secrets
@@ -58,16 +59,22 @@ from bgparse.store.schema import (
 )
 
 __all__ = [
+    "CHECKSUMMED_AT_IMPORT",
     "MANIFEST_NAME",
+    "CheckResult",
     "CompactSummary",
+    "Damage",
     "Dataset",
+    "DatasetDamaged",
     "DatasetError",
     "DatasetIOError",
     "DatasetLocked",
+    "Digest",
     "KnownInputs",
     "Manifest",
     "Transaction",
     "WriteOptions",
+    "file_digest",
     "partition_dir",
 ]
 
@@ -86,7 +93,8 @@ class DatasetIOError(DatasetError):
     failure = True  # the work had begun: a command that writes says what became of it
 
     def __init__(self, doing: str, path: Path, exc: OSError | pa.ArrowException) -> None:
-        super().__init__(f"cannot {doing} {display_path(path)}: {_cause(exc)}")
+        self.cause = _cause(exc)
+        super().__init__(f"cannot {doing} {display_path(path)}: {self.cause}")
         self.path = path
         self.errno: int | None = getattr(exc, "errno", None)
 
@@ -120,13 +128,68 @@ def _batches(
 ) -> Iterator[pa.RecordBatch]:
     """A committed file's batches; a missing or damaged file is a DatasetIOError."""
     with _io("read", path):
-        batches = pq.ParquetFile(path).iter_batches(batch_size=batch_size, columns=columns)
+        batches = pq.ParquetFile(path, page_checksum_verification=True).iter_batches(
+            batch_size=batch_size, columns=columns
+        )
     while True:
         with _io("read", path):
             batch = next(batches, None)
         if batch is None:
             return
         yield batch
+
+
+#: Tables whose parts an import checksums before it starts (beyond every part's size): it reads
+#: them anyway (the stored match ids, the ledger), and they are a few per cent of a dataset's
+#: bytes; `turns` is nine tenths of them (see docs/FAULTS.md, "A damaged dataset").
+CHECKSUMMED_AT_IMPORT = frozenset({"matches", "imports"})
+
+
+def file_digest(path: Path) -> tuple[int, str]:
+    """A file's size and SHA-256, as the manifest records them for each part."""
+    h = hashlib.sha256()
+    size = 0
+    with _io("read", path), open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            h.update(chunk)
+            size += len(chunk)
+    return size, h.hexdigest()
+
+
+_HASH_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class Digest:
+    """What the manifest records of a part: its size, SHA-256, and modification time when it
+    was last hashed (a part whose time is still that one was not written to since, and
+    `refuse_damaged` and `query` need not hash it again)."""
+
+    size: int
+    sha256: str
+    mtime_ns: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Damage:
+    """One thing wrong with a dataset's files: the path (relative to the root) and what."""
+
+    rel: str
+    problem: str
+
+
+class DatasetDamaged(DatasetError):
+    """A committed part is missing, or its size or checksum is not the manifest's: a command
+    that writes refuses to commit onto a dataset that does not read back."""
+
+    failure = True
+
+    def __init__(self, root: Path, damage: Damage) -> None:
+        super().__init__(
+            f"cannot read {display_path(root / damage.rel)}: {damage.problem}; the dataset is "
+            f"damaged ('bgparse check --data {display_path(root)}' lists every damaged part)"
+        )
+        self.damage = damage
 
 
 class DatasetLocked(DatasetError):
@@ -142,12 +205,15 @@ class DatasetLocked(DatasetError):
 
 @dataclass(frozen=True, slots=True)
 class Manifest:
-    """What is committed: per table, the files (relative to the root, '/'-separated)."""
+    """What is committed: per table, the files (relative to the root, '/'-separated), and
+    each file's size and SHA-256 (`digests`; a manifest written before bgparse recorded them
+    has none, or none for the files of its older imports)."""
 
     generation: int = 0
     files: dict[str, tuple[str, ...]] = field(default_factory=dict)
     imports: tuple[str, ...] = ()
     bgparse_version: str = ""
+    digests: dict[str, Digest] = field(default_factory=dict)
 
     def to_json(self) -> str:
         doc = {
@@ -158,6 +224,12 @@ class Manifest:
             "partitioning": [f.name for f in PARTITION_FIELDS],
             "tables": {t: list(self.files.get(t, ())) for t in TABLES},
             "imports": list(self.imports),
+            "digests": {
+                rel: {"size": d.size, "sha256": d.sha256, "mtime_ns": d.mtime_ns}
+                for t in TABLES
+                for rel in self.files.get(t, ())
+                if (d := self.digests.get(rel)) is not None
+            },
         }
         return json.dumps(doc, indent=1) + "\n"
 
@@ -167,7 +239,11 @@ class Manifest:
             doc = json.loads(text)
             version = doc["schema_version"]
             tables = doc["tables"]
-        except (ValueError, KeyError, TypeError) as exc:
+            digests = {
+                str(rel): Digest(int(d["size"]), str(d["sha256"]), int(d.get("mtime_ns", 0)))
+                for rel, d in doc.get("digests", {}).items()
+            }
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             shown = display_path(where)
             raise DatasetError(f"{shown} is not a bgparse dataset manifest ({exc})") from exc
         if version != SCHEMA_VERSION:
@@ -181,6 +257,7 @@ class Manifest:
             files,
             tuple(doc.get("imports", ())),
             str(doc.get("bgparse_version", "")),
+            digests,
         )
 
 
@@ -198,6 +275,24 @@ class KnownInputs:
     paths: frozenset[str] = frozenset()
     archives: frozenset[str] = frozenset()
     at_path: Mapping[int, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What `Dataset.check` found: the parts the manifest lists and their bytes, how many have
+    no checksum recorded (written before bgparse recorded them: they are read back whole all
+    the same), every damaged part, and every file in the folder the manifest does not list
+    (relative to the root)."""
+
+    parts: int = 0
+    bytes: int = 0
+    unrecorded: int = 0
+    damage: tuple[Damage, ...] = ()
+    unlisted: tuple[str, ...] = ()
+
+    @property
+    def clean(self) -> bool:
+        return not self.damage and not self.unlisted
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +351,9 @@ class Dataset:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        #: Parts hashed again because their time changed, the hash the recorded one: their
+        #: new time, for the next commit's manifest (so the next import need not hash them).
+        self.rehashed: dict[str, int] = {}
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -311,6 +409,122 @@ class Dataset:
                         paths.add(p)
         return KnownInputs(frozenset(contents), frozenset(paths), frozenset(archives), at_path)
 
+    # --- integrity -------------------------------------------------------------------------
+
+    def _listed(self, manifest: Manifest) -> Iterator[tuple[str, str]]:
+        for table in TABLES:
+            for rel in manifest.files.get(table, ()):
+                yield table, rel
+
+    def _part_damage(self, manifest: Manifest, rel: str, *, checksum: bool) -> Damage | None:
+        """What is wrong with one listed part, from its size and SHA-256 (where recorded);
+        None when nothing is. The SHA-256 is computed with `checksum`, or when the file was
+        modified since it was hashed (its time is not the recorded one): a file written to
+        in place is hashed, one left alone costs a `stat`. A part whose hash is confirmed so
+        has its new time kept in `self.rehashed` for the next commit to record."""
+        path = self.root / rel
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            return Damage(rel, "missing (the manifest lists it)")
+        except OSError as exc:
+            return Damage(rel, f"cannot read: {_cause(exc)}")
+        recorded = manifest.digests.get(rel)
+        if recorded is None:
+            return None
+        if st.st_size != recorded.size:
+            return Damage(
+                rel,
+                f"{st.st_size:,} bytes, the manifest records {recorded.size:,} (truncated or "
+                "changed)",
+            )
+        touched = st.st_mtime_ns != recorded.mtime_ns
+        if checksum or touched:
+            try:
+                sha = file_digest(path)[1]
+            except DatasetIOError as exc:
+                return Damage(rel, f"cannot read: {exc.cause}")
+            if sha != recorded.sha256:
+                return Damage(rel, "its bytes changed (its SHA-256 is not the manifest's)")
+            if touched:
+                self.rehashed[rel] = st.st_mtime_ns
+        return None
+
+    def refuse_damaged(
+        self, manifest: Manifest | None = None, checksum: frozenset[str] = CHECKSUMMED_AT_IMPORT
+    ) -> None:
+        """Raise DatasetDamaged unless every listed part is there with its recorded size and
+        SHA-256. The hash is computed for the parts of the `checksum` tables (by default
+        those an import reads anyway, `matches` and `imports`: what an import and `compact`
+        check before they write; `query` gives none) and for every part modified since it
+        was hashed; the others are trusted to their size and time (`check` hashes them all).
+        A part with no digest recorded (an older dataset's) is only required to be there."""
+        m = manifest if manifest is not None else self.manifest()
+        for table, rel in self._listed(m):
+            damage = self._part_damage(m, rel, checksum=table in checksum)
+            if damage is not None:
+                raise DatasetDamaged(self.root, damage)
+
+    def check(self) -> CheckResult:
+        """Every listed part verified: there, its recorded size and SHA-256, and read back
+        whole with its table's schema (Parquet's page checksums verified); then every file
+        in the dataset folder that the manifest does not list. Writes nothing. Refused
+        (DatasetLocked) while an import holds the dataset: its files are not listed yet."""
+        self._refuse_while_imported()
+        manifest = self.manifest()
+        damage: list[Damage] = []
+        parts = size = unrecorded = 0
+        for table, rel in self._listed(manifest):
+            parts += 1
+            found = self._part_damage(manifest, rel, checksum=True)
+            if found is None:
+                found = self._read_back(table, rel)
+            if found is not None:
+                damage.append(found)
+                continue
+            size += (self.root / rel).stat().st_size
+            unrecorded += rel not in manifest.digests
+        listed = {rel for _, rel in self._listed(manifest)}
+        unlisted = tuple(rel for rel in self._files_on_disk() if rel not in listed)
+        return CheckResult(parts, size, unrecorded, tuple(damage), unlisted)
+
+    def _read_back(self, table: str, rel: str) -> Damage | None:
+        expected = file_schema(table, "").remove_metadata()
+        try:
+            pf = pq.ParquetFile(self.root / rel, page_checksum_verification=True)
+            if not pf.schema_arrow.remove_metadata().equals(expected):
+                return Damage(rel, f"its schema is not the {table} table's")
+            rows = 0
+            for batch in pf.iter_batches(batch_size=64 * 1024):
+                rows += batch.num_rows
+        except (OSError, pa.ArrowException) as exc:
+            return Damage(rel, f"does not read back: {_cause(exc)}")
+        if rows != pf.metadata.num_rows:
+            return Damage(rel, f"reads back {rows:,} rows of the {pf.metadata.num_rows:,} it holds")
+        return None
+
+    def _files_on_disk(self) -> Iterator[str]:
+        """Every file under the root (relative, '/'-separated), the dataset's own aside."""
+        for path in sorted(self.root.rglob("*")):
+            rel = path.relative_to(self.root)
+            if rel.parts[0] in _OWN_NAMES or path.is_dir():
+                continue
+            yield rel.as_posix()
+
+    def _refuse_while_imported(self) -> None:
+        try:
+            fd = os.open(self.root / LOCK_NAME, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return  # no import ever took the lock, or it cannot be read: nobody holds it
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise DatasetLocked(self.root, _read_pid(fd)) from None
+        finally:
+            os.close(fd)
+
     # --- writing ---------------------------------------------------------------------------
 
     @contextlib.contextmanager
@@ -335,6 +549,7 @@ class Dataset:
                 with deferred(), _io("write", self.manifest_path):
                     _write_atomic(self.manifest_path, Manifest().to_json())
             self.recover()
+            self.refuse_damaged()
             yield
         finally:
             os.close(fd)  # releases the flock
@@ -523,6 +738,7 @@ class Transaction:
         self._published: list[Path] = []  # staged files moved into the tree, not yet committed
         self._made: list[Path] = []  # folders of the tree made for them, parents first
         self._durable: set[str] = set()  # staged files their writer has already fsync'ed
+        self._digests: dict[str, tuple[int, str]] = {}  # staged files' size and SHA-256
         self._schemas = {t: file_schema(t, bgparse_version) for t in TABLES}
         self.committed = False
 
@@ -546,11 +762,15 @@ class Transaction:
         if batch.num_rows:
             self._buffer(table, where, batch)
 
-    def adopt(self, rel: str, *, durable: bool = True) -> None:
+    def adopt(
+        self, rel: str, *, durable: bool = True, digest: tuple[int, str] | None = None
+    ) -> None:
         """Commit with this import a file someone else wrote into its staging folder (an
         import worker's part, `bgparse.store.parts`), at `rel` relative to that folder;
         `durable`: its writer fsync'ed it (on a network filesystem, the writer's fsync is the
-        one that counts, and a second one per file would cost the commit a round trip)."""
+        one that counts, and a second one per file would cost the commit a round trip);
+        `digest`: its size and SHA-256 as its writer computed them (else the commit reads
+        the file to compute them)."""
         table = rel.split("/", 1)[0]
         staged = rel.endswith(".parquet") and (self.staging / rel).is_file()
         if table not in TABLES or not staged:
@@ -558,6 +778,8 @@ class Transaction:
         self._staged.append(rel)
         if durable:
             self._durable.add(rel)
+        if digest is not None:
+            self._digests[rel] = digest
 
     def finish(self, table: str, where: str) -> None:
         """Write out and close the partition's file: nothing more goes there."""
@@ -629,6 +851,7 @@ class Transaction:
                 compression=self.options.compression,
                 use_dictionary=dictionary_columns(key[0]),
                 write_statistics=True,
+                write_page_checksum=True,
             )
         self._staged.append(rel)
         out = self._open[key] = _OpenFile(writer, path)
@@ -709,10 +932,12 @@ class Transaction:
             self.abort()
             return None
         for rel in staged:
-            if rel in self._durable:
-                continue
-            with _io("write", self.staging / rel):
-                _fsync_path(self.staging / rel)
+            if rel not in self._durable:
+                with _io("write", self.staging / rel):
+                    _fsync_path(self.staging / rel)
+            if rel not in self._digests:
+                # Read back from the page cache: a few ms for an import's tens of MB.
+                self._digests[rel] = file_digest(self.staging / rel)
         dirs: set[Path] = set()
         for rel in staged:
             final = root / rel
@@ -730,7 +955,16 @@ class Transaction:
             table = rel.split("/", 1)[0]
             files[table] = (*files[table], rel)
         imports = (*old.imports, self.import_id) if as_import else old.imports
-        new = Manifest(old.generation + 1, files, imports, self.bgparse_version)
+        digests = {rel: d for rel, d in old.digests.items() if rel not in replaces}
+        for rel, mtime in self.dataset.rehashed.items():
+            if rel in digests:
+                digests[rel] = Digest(digests[rel].size, digests[rel].sha256, mtime)
+        for rel in staged:
+            size, sha = self._digests[rel]
+            with _io("read", root / rel):
+                mtime = os.stat(root / rel).st_mtime_ns  # kept by the rename
+            digests[rel] = Digest(size, sha, mtime)
+        new = Manifest(old.generation + 1, files, imports, self.bgparse_version, digests)
         # A signal held here acts once the manifest is replaced or left as it was, never
         # between; the caller learns which from `committed`.
         with deferred():

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from bgparse.errors import ClusterError
-from bgparse.store.dataset import STAGING_NAME, WriteOptions, partition_dir
+from bgparse.store.dataset import STAGING_NAME, WriteOptions, file_digest, partition_dir
 from bgparse.store.schema import TABLES, dictionary_columns, file_schema
 
 __all__ = [
@@ -91,7 +91,9 @@ class Part:
     """One partition's rows of a unit: its table and partition, the path of the file holding
     them relative to the staging folder (and to the root, for a merged file once committed),
     their number of rows, and for a unit's part the record batch of its file that holds them
-    (a unit writes a file per table, a batch per partition)."""
+    (a unit writes a file per table, a batch per partition); for a merged file, its size and
+    SHA-256 (`digest`), for the manifest: the worker has the file at hand, the client would
+    have to read it back over the network."""
 
     table: str
     source: str | None
@@ -99,6 +101,7 @@ class Part:
     rel: str
     rows: int
     index: int = 0
+    digest: tuple[int, str] | None = None
 
 
 def open_staging(root: str | os.PathLike[str], import_id: str, version: str) -> PartTarget:
@@ -201,7 +204,8 @@ def merge_parts(
             return
         writer.close()
         _fsync(target.staging / rel)
-        out.append(Part(table, source, year, rel, rows))
+        digest = file_digest(target.staging / rel)
+        out.append(Part(table, source, year, rel, rows, digest=digest))
         writer, rows = None, 0
 
     def flush() -> None:
@@ -217,6 +221,7 @@ def merge_parts(
                 compression=opts.compression,
                 use_dictionary=dictionary_columns(table),
                 write_statistics=True,
+                write_page_checksum=True,
             )
         data = pa.concat_tables(pending).replace_schema_metadata(schema.metadata)
         writer.write_table(data, row_group_size=opts.row_group_rows)
