@@ -258,7 +258,7 @@ def read_part(target: PartTarget, part: Part) -> pa.Table:
     """A unit's part's rows, or a merged file's, with the table's schema."""
     path = target.staging / part.rel
     if part.rel.endswith(".parquet"):
-        data = pq.read_table(path)
+        data = pq.read_table(path, page_checksum_verification=True)
     else:
         data = pa.Table.from_batches([_read_batch(path, part.index)])
     return data.replace_schema_metadata(None).cast(TABLES[part.table])

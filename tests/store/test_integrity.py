@@ -306,3 +306,41 @@ def test_a_part_touched_but_not_changed_is_hashed_once(data: Path) -> None:
     # The import confirmed its hash and recorded its new time: the next reader trusts it.
     assert Dataset(data).manifest().digests[rel].mtime_ns == 1_000_000_000
     assert invoke("check", "-d", str(data)).exit_code == 0
+
+
+def test_a_workers_merged_parts_are_committed_with_the_digest_it_computed(tmp_path: Path) -> None:
+    # On Dask the client never reads the merged files: the worker hashes what it wrote.
+    from bgparse.store.parts import merge_parts, open_staging, write_parts
+
+    from .test_parts import batches
+
+    ds = Dataset(tmp_path / "data")
+    with ds.lock():
+        tx = ds.begin("imp-1", "9.9")
+        target = open_staging(ds.root, "imp-1", "9.9")
+        written = write_parts(target, 0, batches())
+        kept = [
+            m
+            for seq, p in enumerate(written)
+            for m in merge_parts(target, p.table, p.source, p.year, [(p.rel, p.index)], seq)
+        ]
+        for part in kept:
+            assert part.digest == file_digest(target.staging / part.rel)
+            tx.adopt(part.rel, digest=part.digest)
+        tx.commit()
+    m = ds.manifest()
+    assert {rel: (d.size, d.sha256) for rel, d in m.digests.items()} == {
+        p.rel: p.digest for p in kept
+    }
+    assert invoke("check", "-d", str(ds.root)).exit_code == 0
+
+
+def test_check_is_refused_while_an_import_holds_the_dataset(data: Path) -> None:
+    # Its files are in the tree before the manifest lists them: not strays to report.
+    with Dataset(data).lock():
+        result = invoke("check", "-d", str(data))
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"bgparse: dataset {data} is being imported by pid {os.getpid()}; try again when it ends\n"
+    )
+    assert invoke("check", "-d", str(data)).exit_code == 0
