@@ -20,6 +20,13 @@ gathers many small files; `Dataset.compact` rewrites each partition that has sev
 few as the file size allows, committed the same way (the old files leave the manifest in the
 same replace that brings the new ones in).
 
+The manifest records each file's size, SHA-256 and modification time (`Digest`), and every
+Parquet page carries its CRC. `Dataset.check` verifies all of it and names the files the
+manifest does not list; before an import or a compaction writes anything, `refuse_damaged`
+checks every part's size, hashes the `matches` and `imports` parts and any part whose time
+moved, and refuses (`DatasetDamaged`) a dataset that does not read back; `query` checks sizes
+and moved times the same way, since DuckDB verifies no page checksum (docs/FAULTS.md).
+
 A file-system failure (a read-only folder, no permission, a full disk, a damaged file) becomes a
 `DatasetIOError` naming the path and the cause; a failed or interrupted import removes what it
 wrote (`Transaction.abort`), so the dataset is as it was. Stop signals are held while the

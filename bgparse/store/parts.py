@@ -4,9 +4,10 @@ On a cluster the importing process (the client) must not become the bottleneck b
 and writing every row, so each worker writes its unit's rows itself, one file per table and
 partition, under `_staging/<import_id>/` of the dataset: a folder no reader opens and the next
 import deletes. The client receives only the parts' names and row counts. Once every unit is
-in, the workers merge each partition's parts into Parquet files (`merge_parts`), and a commit
-(`Transaction.adopt`, then `Transaction.commit`) moves those into the tree and lists them in
-the manifest like the files it wrote itself. A part or merged file that no commit adopts (its
+in, the workers merge each partition's parts into Parquet files (`merge_parts`, which hashes
+each file it writes), and a commit (`Transaction.adopt`, then `Transaction.commit`) moves
+those into the tree and lists them, with the workers' digests, in the manifest like the files
+it wrote itself. A part or merged file that no commit adopts (its
 unit was a duplicate, its task was rerun elsewhere, the import was aborted or killed) is
 deleted with the staging folder.
 
