@@ -893,7 +893,8 @@ def _zip_members(path: str, sha: str, size: int, kind: str, lim: Limits) -> Iter
                     "descriptor: not read"
                 )
             if bad is not None:
-                yield Rejected(member, "member", bad, info.file_size, None, path, sha, share)
+                known = info.file_size if info.file_size >= 0 else None  # -1: in no header
+                yield Rejected(member, "member", bad, known, None, path, sha, share)
                 continue
             # The header's sizes may lie; the read itself is bounded by every limit at once.
             member_cap = lim.ratio_cap(info.compress_size)

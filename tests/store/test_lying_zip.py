@@ -205,6 +205,8 @@ def test_a_hidden_member_of_unknown_size_is_reported_and_the_next_one_found(tmp_
     assert data == EVERY[:20]
     why = "member not in the central directory and its size deferred to a data descriptor: not read"
     assert rejected == [f"m{i:03d}.txt: {why}" for i in range(20, N)]
+    found = iter_inputs([tmp_path / "lying.zip"])
+    assert [i.size for i in found if isinstance(i, Rejected)] == [None] * (N - 20)
     assert archive.reason == (
         f"zip archive holds {N} entries but its end record claims 20 and its central directory "
         f"lists 20 {NOTE}"
