@@ -344,3 +344,22 @@ def test_check_is_refused_while_an_import_holds_the_dataset(data: Path) -> None:
         f"bgparse: dataset {data} is being imported by pid {os.getpid()}; try again when it ends\n"
     )
     assert invoke("check", "-d", str(data)).exit_code == 0
+
+
+def test_check_works_on_a_read_only_dataset(pristine: Path, tmp_path: Path) -> None:
+    from .test_fs_errors import Mount
+
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root and mount(8)")
+    mnt = Mount(tmp_path / "mnt", "8m")
+    try:
+        data = Path(shutil.copytree(pristine, mnt.path / "data"))
+        damage(data, first_part(data, "findings"), "truncated")
+        mnt.remount("ro")
+        result = invoke("check", "-d", str(data))
+        assert result.exit_code == 1, result.output
+        assert result.stdout.splitlines()[-1] == (
+            f"{data}: damaged: 1 bad part of {part_count(data)}, 0 files not in the manifest"
+        )
+    finally:
+        mnt.unmount()
