@@ -22,6 +22,7 @@ from bgparse.events import (
 from bgparse.findings import Finding, Severity
 from bgparse.repair import star_slips, without_placeholders
 from bgparse.rules import DiceError, PlayError, PositionError, diagram
+from bgparse.rules.cube import LARGEST_CUBE
 from bgparse.turns import play_info, written_play
 
 if TYPE_CHECKING:
@@ -220,7 +221,17 @@ def set_position(
     """A set-up inside a game: a board (XG `; Set Pos=`, SGF AE/AB/AW), the cube, the side
     on roll or dice (SGF PL/DI, CV, CP), in any combination."""
     game = g.game
-    game.set_cube(a.cube_value, a.cube_owner)
+    cube_value = a.cube_value
+    if cube_value is not None and cube_value > LARGEST_CUBE:
+        r.add(
+            "C005",
+            f"a cube of {cube_value:,} is past {LARGEST_CUBE:,}, the largest cube bgparse keeps: "
+            f"read as {LARGEST_CUBE:,}",
+            a.span,
+            g,
+        )
+        cube_value = LARGEST_CUBE
+    game.set_cube(cube_value, a.cube_owner)
     boards = a.boards
     if boards is None and a.text.lstrip(";# ").lower().startswith("set"):
         # The reader could not read the board of its `Set Pos` line.

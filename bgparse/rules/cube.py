@@ -36,11 +36,17 @@ from bgparse.rules.wording import plural
 __all__ = [
     "CENTRED",
     "CUBE_ERROR_CODES",
+    "LARGEST_CUBE",
     "CubeError",
     "CubeState",
     "PendingDouble",
     "is_dead_cube",
 ]
+
+#: The largest cube bgparse keeps: the largest power of two a record can write (its numbers
+#: have at most 9 digits, `bgparse.readers.numbers`), and one whose backgammon (three times
+#: it) still fits the dataset's int32 columns. A double past it is refused and the cube stays.
+LARGEST_CUBE = 2**29
 
 #: `CubeState.owner` while nobody owns the cube.
 CENTRED = -1
@@ -62,6 +68,7 @@ CUBE_ERROR_CODES = (
     "beaver-in-match",  # beavers are for money play only
     "beaver-not-allowed",  # the rule set allows no (more) beavers or raccoons
     "auto-double-not-allowed",  # automatic doubles: money only, within the rule set's limit
+    "beyond-largest-cube",  # the cube would pass LARGEST_CUBE, the largest bgparse keeps
 )
 
 
@@ -149,7 +156,8 @@ class CubeState:
                 f"side {side} doubles again while its double to {self.pending.value} "
                 "has not been answered",
             )
-        recorded = _replace(self, pending=_pending(side, 2 * self.value), beavers=0)
+        new_value = _doubled(self.value)
+        recorded = _replace(self, pending=_pending(side, new_value), beavers=0)
         if not (self.enabled and rules.cube_enabled):
             raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
         if crawford_game and length > 0:
@@ -177,7 +185,8 @@ class CubeState:
                 "until both sides have rolled twice",
                 recorded,
             )
-        new_value = 2 * self.value
+        if new_value == self.value:
+            raise CubeError("beyond-largest-cube", _too_large("double", self.value), recorded)
         if rules.cube_limit is not None and new_value > rules.cube_limit:
             raise CubeError(
                 "beyond-cube-limit",
@@ -219,7 +228,7 @@ class CubeState:
             self,
             value=taken,
             owner=side,
-            pending=_pending(side, 2 * taken),
+            pending=_pending(side, _doubled(taken)),
             beavers=self.beavers + 1,
             used=True,
         )
@@ -248,6 +257,8 @@ class CubeState:
                 f"a {name} to {2 * taken} passes the cube limit of {rules.cube_limit}",
                 recorded,
             )
+        if _doubled(taken) == taken:
+            raise CubeError("beyond-largest-cube", _too_large(name, taken), recorded)
         return recorded
 
     def raccoon(self, side: int, *, rules: RuleSet | None = None, length: int = 0) -> CubeState:
@@ -274,7 +285,7 @@ class CubeState:
         """A tied opening throw doubles the centred cube (money play only, within the rule
         set's limit per game). The cube stays centred and counts as never turned (Jacoby)."""
         rules = rules or RuleSet()
-        recorded = _replace(self, value=2 * self.value, automatic=self.automatic + 1)
+        recorded = _replace(self, value=_doubled(self.value), automatic=self.automatic + 1)
         if not (self.enabled and rules.cube_enabled):
             raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
         if length > 0:
@@ -294,6 +305,10 @@ class CubeState:
                 f"an automatic double to {2 * self.value} passes the cube limit "
                 f"of {rules.cube_limit}",
                 recorded,
+            )
+        if recorded.value == self.value:
+            raise CubeError(
+                "beyond-largest-cube", _too_large("automatic double", self.value), recorded
             )
         return recorded
 
@@ -335,6 +350,18 @@ def _pending(doubler: int, value: int) -> PendingDouble:
     _set(new, "doubler", doubler)
     _set(new, "value", value)
     return new
+
+
+def _doubled(value: int) -> int:
+    """The cube after a double of `value`, never past `LARGEST_CUBE` (where it stays)."""
+    return value if 2 * value > LARGEST_CUBE else 2 * value
+
+
+def _too_large(what: str, value: int) -> str:
+    return (
+        f"a {what} to {2 * value:,} passes {LARGEST_CUBE:,}, the largest cube bgparse keeps "
+        f"(a record's numbers have at most 9 digits): the cube stays at {value:,}"
+    )
 
 
 def is_dead_cube(value: int, scores: tuple[int, int], length: int) -> bool:
