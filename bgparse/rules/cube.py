@@ -40,6 +40,7 @@ __all__ = [
     "CubeError",
     "CubeState",
     "PendingDouble",
+    "decides_match",
     "is_dead_cube",
 ]
 
@@ -193,11 +194,11 @@ class CubeState:
                 f"a double to {new_value} passes the cube limit of {rules.cube_limit}",
                 recorded,
             )
-        if rules.dead_cube == "forbid" and is_dead_cube(new_value, scores, length):
+        if rules.dead_cube == "forbid" and decides_match(self.value, scores, length):
             raise CubeError(
                 "dead-cube",
-                f"a cube of {new_value} is dead at {scores[0]}-{scores[1]} "
-                f"in a {length}-point match",
+                f"a double to {new_value}, but a cube of {self.value} already decides the "
+                f"{length}-point match at {scores[0]}-{scores[1]} with any win",
                 recorded,
             )
         return recorded
@@ -365,13 +366,22 @@ def _too_large(what: str, value: int) -> str:
 
 
 def is_dead_cube(value: int, scores: tuple[int, int], length: int) -> bool:
-    """Whether a cube of `value` is dead in a match: half of it already gives either side the
-    match with any win, so the double that made it changed nothing (legal; RULES.md §3 says to
-    note it). Never in a money session."""
-    if length <= 0 or value < 2:
+    """Whether a cube of `value` is dead in a match: worth more than either side still needs,
+    so any win ends the match and no redouble can change anything (legal; RULES.md §3 says to
+    note it, C006). At 3-away 3-away a cube of 4 is dead, a cube of 2 is not; a cube worth
+    exactly what both need (2 at 2-away 2-away) is not beyond it. Never in a money session."""
+    if length <= 0:
         return False
-    half = value // 2
-    return half >= length - scores[0] and half >= length - scores[1]
+    return value > length - scores[0] and value > length - scores[1]
+
+
+def decides_match(value: int, scores: tuple[int, int], length: int) -> bool:
+    """Whether a cube of `value` already gives either side the match with any win, so that a
+    double of it can change nothing: the double a `dead_cube="forbid"` rule set refuses (the
+    cube may reach the first value that covers what both need, no more). Never in money play."""
+    if length <= 0 or value < 1:
+        return False
+    return value >= length - scores[0] and value >= length - scores[1]
 
 
 def _check_side(side: int) -> None:
