@@ -147,11 +147,21 @@ def illegal(r: Replay, g: GameState, a: Roll | CannotMove, res: Any, span: Span)
             detail = diagram(res.position) + (f"\nlegal plays: {shown}{more}" if shown else "")
     except (PositionError, ValueError):
         detail = None
+    stands = ""
+    severity = None
+    if r.rules.illegal_play == "stands":
+        # The rule book lets a play nobody corrected before the next roll stand, and the
+        # record shows it played: a warning, not an error.
+        severity = Severity.WARNING
+        stands = (
+            f" (it stands under the {r.rules.profile or 'chosen'} rules: not corrected in time)"
+        )
     r.add(
         "P001",
-        f"illegal play {fmt_dice(a.dice)}: {written} [{reason}]: {res.message}",
+        f"illegal play {fmt_dice(a.dice)}: {written} [{reason}]: {res.message}{stands}",
         span,
         g,
+        severity=severity,
         detail=detail,
         reason=reason,
     )

@@ -371,14 +371,20 @@ class Game:
 
     def roll(self, side: int, dice: tuple[int, int]) -> tuple[Verdict, ...]:
         """`side` rolls `dice`: counted as its turn; the dice must show 1 to 6, and the opening
-        roll of the standard game is never a double."""
+        roll of the standard game is never a double (unless the rules have the starting player
+        roll two dice, `opening_double`)."""
         d1, d2 = dice
         first = self.last_roller is None
         self.last_roller = side
         self.rolls[side] += 1
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             return (Verdict("dice-invalid", f"impossible dice {d1}-{d2}: a die shows 1 to 6"),)
-        if first and d1 == d2 and self.rules.variant == "standard":
+        if (
+            first
+            and d1 == d2
+            and self.rules.variant == "standard"
+            and not self.rules.opening_double
+        ):
             return (
                 Verdict(
                     "opening-double",
