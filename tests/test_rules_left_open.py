@@ -116,3 +116,68 @@ def test_no_double_beaver_or_automatic_double_passes_the_largest_cube() -> None:
         CubeState(value=LARGEST_CUBE).automatic_double(rules=RuleSet(automatic_doubles=1))
     assert exc.value.code == "beyond-largest-cube"
     assert CubeState(value=LARGEST_CUBE // 2).offer(0).pending == PendingDouble(0, LARGEST_CUBE)
+
+
+# --- a single-game .gam file ------------------------------------------------------------------
+
+# As GNU Backgammon's 'export game gam' writes one: the names, then the game's rows.
+_GAM = """\
+ Alice                          Bob
+
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2) 62: 24/18 13/11             Doubles => 2
+  3)  Takes                      43: 13/9 13/10
+      Wins 2 points
+"""
+_S024 = (
+    "warning: S024 a '.gam' file: {games} without a match line or scores, read as a money "
+    "session from 0-0 (the record gives no match length)"
+)
+
+
+def test_a_single_game_gam_file_is_read_as_money_play_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "one.gam"
+    path.write_text(_GAM)
+    result = runner.invoke(app, ["validate", str(path)])
+    assert (result.exit_code, result.output) == (
+        0,
+        f"{path}:1:2: {_S024.format(games='1 game')}\n"
+        "     Alice                          Bob\n"
+        "     ^\n"
+        f"{path}: Alice vs Bob, money session, 1 game, final score 2-0\n"
+        "1 file, 1 match: 0 errors, 1 warning, 0 unreadable\n",
+    )
+    [record] = (
+        json.loads(line)
+        for line in runner.invoke(app, ["validate", "-f", "json", str(path)]).stdout.splitlines()
+    )
+    [game] = record["games"]
+    assert (record["length"], record["players"], game["cube"], game["takes"]) == (
+        0,
+        ["Alice", "Bob"],
+        2,
+        1,
+    )
+    data = tmp_path / "data"
+    result = runner.invoke(app, ["import", str(path), "--data", str(data), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    rows = run(connect(data), "select match_length, n_games from matches").to_pylist()
+    assert rows == [{"match_length": 0, "n_games": 1}]
+
+
+def test_a_gammonempire_gam_file_of_two_games_is_read_as_one_session(tmp_path: Path) -> None:
+    path = tmp_path / "two.gam"
+    second = "  1) 52: 13/8 13/11              61: 13/7 8/7\n                                 Wins 1 point\n"
+    path.write_text(_GAM + second)
+    result = runner.invoke(app, ["validate", "-f", "json", str(path)])
+    assert result.exit_code == 0, result.output
+    [record] = (json.loads(line) for line in result.stdout.splitlines())
+    assert [(g["number"], g["line"], g["winner"], g["points"]) for g in record["games"]] == [
+        (1, 1, 0, 2),
+        (2, 1, 1, 1),
+    ]
+    assert [g["score_before"] for g in record["games"]] == [[0, 0], [2, 0]]
+    assert record["final_score"] == [2, 1]
+    assert [(f["code"], f["message"]) for f in record["findings"]] == [
+        ("S024", _S024.format(games="2 games").removeprefix("warning: S024 "))
+    ]
