@@ -181,3 +181,15 @@ def test_a_gammonempire_gam_file_of_two_games_is_read_as_one_session(tmp_path: P
     assert [(f["code"], f["message"]) for f in record["findings"]] == [
         ("S024", _S024.format(games="2 games").removeprefix("warning: S024 "))
     ]
+
+
+def test_a_line_a_gam_file_cannot_read_is_reported_where_it_is(tmp_path: Path) -> None:
+    path = tmp_path / "bad.gam"
+    path.write_text(_GAM.replace("  3)  Takes", "     zz?? what\n  3)  Takes"))
+    result = runner.invoke(app, ["validate", "-f", "json", str(path)])
+    [record] = (json.loads(line) for line in result.stdout.splitlines())
+    assert [(f["code"], f["line"], f["column"]) for f in record["findings"]] == [
+        ("S024", 1, 2),
+        ("S005", 5, 6),
+    ]
+    assert record["games"][0]["takes"] == 1  # the rows after it are read

@@ -1264,7 +1264,8 @@ def iter_gam_matches(text: str, path: str) -> Iterator[MatchRecord]:
             toks = _parse("\n" + raw, "line")
         except UnexpectedInput:
             col, what = _MatReader._bad_cell(stripped)
-            ctx.error("S005", f"cannot read this line: {what}", i + 1, lead + col, len(chunks))
+            at = len(raw) - len(raw.lstrip()) + col
+            ctx.error("S005", f"cannot read this line: {what}", i + 1, at, len(chunks))
             continue
         kind = toks[0].type
         if kind == "NL":
