@@ -280,6 +280,7 @@ RulesOption = Annotated[
     str | None,
     typer.Option(
         "--rules",
+        metavar="NAME",
         help="Rule profile: standard, swedish, danish, finnish or dutch (docs/RULES.md); "
         "a rule option given as well wins over it.",
         show_default=False,
