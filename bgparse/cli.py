@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bgparse import __version__, interrupts
-from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, iter_blobs
+from bgparse.cli_base import (
+    Boundary,
+    RecordFormat,
+    ReportFormat,
+    RulesOption,
+    iter_blobs,
+    rule_profile,
+)
 from bgparse.errors import UsageError
 from bgparse.events import (
     Action,
@@ -386,11 +393,13 @@ def validate(
     holland: Annotated[
         bool | None, typer.Option("--holland/--no-holland", help="Holland rule.")
     ] = None,
+    rules: RulesOption = None,
 ) -> None:
     """Replay match records through the rules and report every illegal play, cube action and
     score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
     unreadable input."""
     overrides = _rule_overrides(jacoby, crawford, beavers, cube_limit, backgammon_value, holland)
+    overrides = rule_profile(rules, overrides)
     blobs = iter_blobs(paths)
     if format == "html":
         from bgparse.cli_report import validate_html

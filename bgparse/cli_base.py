@@ -15,13 +15,13 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import BrokenExecutor
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
 from bgparse import interrupts
-from bgparse.errors import BgparseError
+from bgparse.errors import BgparseError, UsageError
 from bgparse.findings import Finding, RecordError, SyntaxRecordError
 from bgparse.paths import display_path
 
@@ -31,9 +31,11 @@ __all__ = [
     "OutputFormat",
     "RecordFormat",
     "ReportFormat",
+    "RulesOption",
     "WriteFormat",
     "echo_error",
     "iter_blobs",
+    "rule_profile",
 ]
 
 
@@ -271,3 +273,28 @@ def _blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | Non
             # Refused, or an archive that could not be read to its end.
             error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
             yield item.path, b"", error
+
+
+#: `--rules NAME` (validate, import, convert): a rule profile, `bgparse.rules.profiles`.
+RulesOption = Annotated[
+    str | None,
+    typer.Option(
+        "--rules",
+        metavar="NAME",
+        help="Rule profile: standard, swedish, danish, finnish or dutch (docs/RULES.md); "
+        "a rule option given as well wins over it.",
+        show_default=False,
+    ),
+]
+
+
+def rule_profile(name: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
+    """The replay overrides of `--rules NAME` and the rule options given with it (which win)."""
+    if name is None:
+        return overrides
+    from bgparse.rules.profiles import profile_overrides
+
+    try:
+        return profile_overrides(name, overrides)
+    except ValueError as exc:
+        raise UsageError(f"--rules: {exc}") from None

@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from bgparse.cli_base import WriteFormat, echo_error, iter_blobs
+from bgparse.cli_base import RulesOption, WriteFormat, echo_error, iter_blobs, rule_profile
 from bgparse.errors import OutputError, UsageError
 from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
@@ -73,6 +73,7 @@ def convert(
     force: Annotated[
         bool, typer.Option("--force", help="Replace output files that exist.")
     ] = False,
+    rules: RulesOption = None,
 ) -> None:
     """Rewrite match records as GNU Backgammon writes them (`.mat` export or SGF): each input is
     read, replayed through the rules, and written to --out with its stem and the new
@@ -86,6 +87,7 @@ def convert(
     from bgparse.writers import write_mat, write_sgf
     from bgparse.writers.mat import unwritable_cubes
 
+    overrides = rule_profile(rules, {}) or None
     blobs = iter_blobs(inputs)
     folder = _out_dir(out)
     written: set[Path] = set()
@@ -106,7 +108,7 @@ def convert(
         errors = 0
         lost: list[str] = []
         for record in records:
-            match = replay(record)
+            match = replay(record, overrides)
             errors += sum(1 for f in match.findings if f.severity.value == "error")
             # Comments inside games are not in the verified match: placed from the record.
             notes = game_comments(record, match)

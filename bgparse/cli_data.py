@@ -13,6 +13,7 @@ unless the signal came after the commit (the message says which).
 from __future__ import annotations
 
 import enum
+import functools
 import inspect
 import json
 import os
@@ -27,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bgparse.cli_base import OutputFormat, echo_error
+from bgparse.cli_base import OutputFormat, RulesOption, echo_error, rule_profile
 from bgparse.errors import UsageError
 from bgparse.paths import display_path
 from bgparse.printable import printable
@@ -122,13 +123,17 @@ def import_command(
             show_default=False,
         ),
     ] = None,
+    rules: RulesOption = None,
 ) -> None:
     """Import match files and archives into the dataset: every input is recorded in the
     `imports` ledger as imported, duplicate or quarantined; inputs already there are skipped.
     The summary counts the matches stored with errors and warnings and names the files with
     the most errors; --report lists every input."""
-    from bgparse.ingest import ImportOptions, ImportProgress, run_import
+    from bgparse.ingest import ImportOptions, ImportProgress, run_import, verify_file
     from bgparse.store.inputs import Limits, check_paths, scan_inputs
+
+    overrides = rule_profile(rules, {})
+    verify = functools.partial(verify_file, rules=overrides) if overrides else verify_file
 
     # The dataset's own folder is no input, even where it lies inside one.
     check_paths(paths, exclude=[data])
@@ -192,6 +197,7 @@ def import_command(
             paths,
             data,
             options,
+            verify=verify,
             on_progress=on_progress,
             on_input=on_input,
             on_notice=lambda text: err.print(text, markup=False, highlight=False) if show else None,

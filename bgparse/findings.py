@@ -61,6 +61,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     ),
     "S022": (Severity.WARNING, "eXtreme Gammon's own board after a play differs from its steps"),
     "S023": (Severity.WARNING, "the file ends with NUL bytes (a padded or damaged copy): ignored"),
+    "S024": (Severity.WARNING, "a single game without a match line ('.gam'): read as money play"),
     # checker play (replay)
     "P001": (Severity.ERROR, "illegal checker play"),
     "P002": (Severity.ERROR, "impossible dice"),

@@ -28,7 +28,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -108,17 +108,20 @@ def bgparse_version() -> str:
         return "0+unknown"
 
 
-def verify_file(data: bytes, path: str) -> Iterator[VerifiedMatch]:
+def verify_file(
+    data: bytes, path: str, rules: Mapping[str, Any] | None = None
+) -> Iterator[VerifiedMatch]:
     """Read and replay every match of one file, one at a time (a file of thousands of matches
     never holds them all). The readers' own findings (syntax, layout) are merged into each
-    match's findings so the dataset keeps them all."""
+    match's findings so the dataset keeps them all. `rules`: replay overrides (`import
+    --rules`; bind them with `functools.partial`, which pickles for the workers)."""
     # Imported here so that the store and the CLI's --help never pay for the grammars.
     from bgparse.readers import SourceLines, iter_records
     from bgparse.replay import replay
 
     source = SourceLines(data)
     for record in iter_records(data, path):
-        vm = replay(record)
+        vm = replay(record, rules)
         findings = vm.findings
         if record.errors:
             seen = {_finding_key(f) for f in findings}

@@ -410,7 +410,6 @@ def test_a_truncated_last_game_is_reported_and_earlier_games_kept() -> None:
         (b"%!PS-Adobe-3.0\n%%Creator: cairo\n", "S003"),
         (b"\\documentclass{article}\n\\begin{document}\n", "S003"),
         (b"<!DOCTYPE html>\n<html><body><pre> 7 point match\n", "S003"),
-        (b" Ann                          Bob\n  1) 52: 13/8 24/22     21: 13/11 24/23\n", "S003"),
         (
             b"Move number 1:  a to play 31\n GNU Backgammon  Position ID: 4HPwATDgc/ABMA\n Match ID   : cAgAAAAAAAAA\n",
             "S003",

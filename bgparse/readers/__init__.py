@@ -56,13 +56,6 @@ _OTHER_TEXT = (
     (re.compile(r"^;\[Game Modus '", re.M), "a GammonX game log, which bgparse does not read"),
     (re.compile(r"^;\[Match '", re.M), "a GammonX match log, which bgparse does not read"),
     (re.compile(r"\A\s*bgammon-replay "), "a bgammon.org replay, which bgparse does not read"),
-    (
-        # The two players' names and then the rows of one game: no match line, no scores.
-        re.compile(r"\A[ \t\r\n]*[^\n:]+\n[ \t\r\n]*1\)[ \t]"),
-        "one game's moves without a match header (a Jellyfish or GammonEmpire '.gam' file, "
-        "as GNU Backgammon's 'export game gam' writes), which bgparse does not read: "
-        "export the match as '.mat' or SGF",
-    ),
     (re.compile(r"\A\s*[{\[]"), "JSON, not a match record"),
 )
 
@@ -161,6 +154,12 @@ def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
     if fmt is None:
         if long_line is not None:
             raise long_line
+        from bgparse.readers.mat import GAM_START, iter_gam_matches
+
+        if GAM_START.match(text):
+            # The players' names and then one game's rows (a '.gam' file): money play.
+            yield from _with_warnings(iter_gam_matches(text, path), warn)
+            return
         for pattern, what in _OTHER_TEXT:
             if pattern.search(text[:20000]):
                 raise _fail(path, "S003", f"this is {what}", 1, 1)

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from dataclasses import replace as _replace_game
 from functools import cache, lru_cache
 from types import ModuleType
 from typing import Any, NamedTuple, cast
@@ -54,11 +55,14 @@ from bgparse.readers.numbers import (
     too_large_message,
 )
 from bgparse.resources import cached_lark
+from bgparse.rules.wording import plural
 
 __all__ = [
+    "GAM_START",
     "MAX_MATCH_LENGTH",
     "has_match_line",
     "info_from_tags",
+    "iter_gam_matches",
     "iter_mat_matches",
     "parse_move_word",
 ]
@@ -595,7 +599,16 @@ class _GameReader:
         self.plays_seen = ctx.plays_seen
         self.long_numbers = False  # the game's text may have a row number too large to read
 
-    def build(self, game_line: _Line, score: _Line | None, lines: list[_Line]) -> Game:
+    def build(
+        self,
+        game_line: _Line,
+        score: _Line | None,
+        lines: list[_Line],
+        names_only: tuple[str, str, int] | None = None,
+    ) -> Game:
+        """One game from its lines. `names_only` (a `.gam` file's first line: left name,
+        right name, the right name's offset in `score`'s text) stands for a score line with
+        no scores, read as 0-0."""
         gtext = game_line.text
         gcol = len(gtext) - len(gtext.lstrip()) + 1
         m = _WIN_NUM.search(gtext.lstrip()[4:])
@@ -609,7 +622,9 @@ class _GameReader:
         names: tuple[str, str] = ("", "")
         scores = (0, 0)
         right_name_col: int | None = None
-        if score is None:
+        if names_only is not None and score is not None:
+            names, right_name_col = names_only[:2], _visual(score.text, names_only[2])
+        elif score is None:
             self.ctx.error("S008", f"'Game {number}' has no score line", gspan.line, gcol, number)
         else:
             parts = self._score(score)
@@ -1207,3 +1222,96 @@ def _header_start(text: str, lo: int, match_start: int) -> int:
 def iter_mat_matches(text: str, path: str) -> Iterator[MatchRecord]:
     """Every match or money session of a decoded `.mat` text, in file order."""
     yield from _MatReader(text, path).iter_matches()
+
+
+#: A `.gam` file: the two players' names on the first line, then the rows of a game, with no
+#: match line and no score line (GNU Backgammon's 'export game gam', Jellyfish, GammonEmpire).
+GAM_START = re.compile(r"\A[ \t\r\n]*[^\n:]+\n[ \t\r\n]*1\)[ \t]")
+#: The gap between the two names of a `.gam` file's first line.
+_NAME_GAP = re.compile(r"[ \t]{2,}|\t")
+
+
+def iter_gam_matches(text: str, path: str) -> Iterator[MatchRecord]:
+    """A `.gam` file (`GAM_START`) as a money session: it gives no match length and no score,
+    so its games (one, as GNU exports it; GammonEmpire's may hold more, each starting again
+    at row 1 after a result) are read as money play from 0-0, with an S024 warning saying so."""
+    lines = text.split("\n")
+    first = next(i for i, ln in enumerate(lines) if ln.strip())
+    names_text = lines[first].rstrip("\r")
+    errors: list[Finding] = []
+    features = _Features()
+    ctx = _MatchContext(path, text, 1, errors, features)
+    lead = len(names_text) - len(names_text.lstrip())
+    gap = _NAME_GAP.search(names_text, lead)
+    if gap is not None and names_text[gap.end() :].strip():
+        left, right, right_at = names_text[lead : gap.start()], names_text[gap.end() :], gap.end()
+    else:  # one name, or none to tell apart: the right player's is unknown
+        left, right, right_at = names_text.strip(), "", len(names_text)
+    names = (left.strip(), right.strip(), right_at)
+    names_line = _Line("score", first + 1, names_text)
+    # Each game's rows: a new game starts at a row 1 after a result.
+    chunks: list[list[_Line]] = [[]]
+    ended = False
+    for i in range(first + 1, len(lines)):
+        raw = lines[i].rstrip("\r")
+        stripped = raw.strip()
+        if not stripped:
+            continue
+        if ended and stripped.startswith("1)"):
+            chunks.append([])
+            ended = False
+        try:
+            toks = _parse("\n" + raw, "line")
+        except UnexpectedInput:
+            col, what = _MatReader._bad_cell(stripped)
+            at = len(raw) - len(raw.lstrip()) + col
+            ctx.error("S005", f"cannot read this line: {what}", i + 1, at, len(chunks))
+            continue
+        kind = toks[0].type
+        if kind == "NL":
+            continue
+        chunks[-1].append(_Line("row" if kind == "ROW" else "comment", i + 1, raw))
+        ended = ended or bool(re.search(r"\bWins\b", raw))
+    games = []
+    score = [0, 0]
+    for number, chunk in enumerate(chunks, 1):
+        reader = _GameReader(ctx)
+        game_line = _Line("game", first + 1, " " * lead + f"Game {number}")
+        game = reader.build(game_line, names_line, chunk, names_only=names)
+        # No score line: a later game starts from the earlier games' results as written.
+        games.append(_replace_game(game, score=(score[0], score[1])))
+        for a in game.actions:
+            if type(a) is Win and 0 <= a.points <= MAX_NUMBER:
+                score[a.side] = min(score[a.side] + a.points, MAX_NUMBER)
+    _note_features(features, ctx.plays_seen)
+    features.rolls = sum(1 for g in games for a in g.actions if type(a) is Roll)
+    (n0, r0), (n1, r1) = _strip_rating(names[0]), _strip_rating(names[1])
+    features.ratings = r0 is not None or r1 is not None
+    span = Span(first + 1, lead + 1)
+    errors.insert(
+        0,
+        Finding.make(
+            "S024",
+            f"a '.gam' file: {plural(len(games), 'game')} without a match line or scores, read "
+            "as a money session from 0-0 (the record gives no match length)",
+            span.line,
+            span.column,
+            source_line=names_text,
+        ),
+    )
+    dialect = _detect_dialect([], features)
+    yield MatchRecord(
+        path=path,
+        format="mat",
+        players=(n0, n1),
+        length=0,
+        games=tuple(games),
+        tags=(),
+        info=info_from_tags([], (r0, r1)),
+        dialect=dialect,
+        comments=(),
+        errors=tuple(errors),
+        span=span,
+        index=0,
+        hit_marks=dialect not in _NO_HIT_MARKS,
+    )

@@ -56,8 +56,6 @@ def double(r: Replay, g: GameState, a: Double) -> None:
                 a.span,
                 g,
             )
-        elif v.reason == "dead-cube-offered":
-            r.add("C006", v.message, a.span, g)
         else:
             cube_error(r, g, v, a.span)
     g.doubles += 1
@@ -73,6 +71,9 @@ def answer(r: Replay, g: GameState, a: Take | Drop) -> None:
     game = g.game
     before = game.cube
     for v in game.take(a.side) if response == "take" else game.drop(a.side):
+        if v.reason == "dead-cube-taken":
+            r.add("C006", v.message, a.span, g)
+            continue
         cube_error(r, g, v, a.span)
         return
     if response == "take":

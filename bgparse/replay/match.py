@@ -83,6 +83,10 @@ def rules_for(record: MatchRecord, overrides: Mapping[str, Any] | None = None) -
         # calling every recorded beaver illegal.
         rules = rules.replace(beavers=3)
     if overrides:
+        if "profile" in overrides:
+            from bgparse.rules.profiles import for_length
+
+            overrides = for_length(overrides, record.length)
         rules = rules.replace(**dict(overrides))
     return rules.for_length(record.length)
 

@@ -22,6 +22,7 @@ from bgparse.events import (
 from bgparse.findings import Finding, Severity
 from bgparse.repair import star_slips, without_placeholders
 from bgparse.rules import DiceError, PlayError, PositionError, diagram
+from bgparse.rules.cube import LARGEST_CUBE
 from bgparse.turns import play_info, written_play
 
 if TYPE_CHECKING:
@@ -146,11 +147,21 @@ def illegal(r: Replay, g: GameState, a: Roll | CannotMove, res: Any, span: Span)
             detail = diagram(res.position) + (f"\nlegal plays: {shown}{more}" if shown else "")
     except (PositionError, ValueError):
         detail = None
+    stands = ""
+    severity = None
+    if r.rules.illegal_play == "stands":
+        # The rule book lets a play nobody corrected before the next roll stand, and the
+        # record shows it played: a warning, not an error.
+        severity = Severity.WARNING
+        stands = (
+            f" (it stands under the {r.rules.profile or 'chosen'} rules: not corrected in time)"
+        )
     r.add(
         "P001",
-        f"illegal play {fmt_dice(a.dice)}: {written} [{reason}]: {res.message}",
+        f"illegal play {fmt_dice(a.dice)}: {written} [{reason}]: {res.message}{stands}",
         span,
         g,
+        severity=severity,
         detail=detail,
         reason=reason,
     )
@@ -220,7 +231,17 @@ def set_position(
     """A set-up inside a game: a board (XG `; Set Pos=`, SGF AE/AB/AW), the cube, the side
     on roll or dice (SGF PL/DI, CV, CP), in any combination."""
     game = g.game
-    game.set_cube(a.cube_value, a.cube_owner)
+    cube_value = a.cube_value
+    if cube_value is not None and cube_value > LARGEST_CUBE:
+        r.add(
+            "C005",
+            f"a cube of {cube_value:,} is past {LARGEST_CUBE:,}, the largest cube bgparse keeps: "
+            f"read as {LARGEST_CUBE:,}",
+            a.span,
+            g,
+        )
+        cube_value = LARGEST_CUBE
+    game.set_cube(cube_value, a.cube_owner)
     boards = a.boards
     if boards is None and a.text.lstrip(";# ").lower().startswith("set"):
         # The reader could not read the board of its `Set Pos` line.

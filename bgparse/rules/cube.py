@@ -36,11 +36,18 @@ from bgparse.rules.wording import plural
 __all__ = [
     "CENTRED",
     "CUBE_ERROR_CODES",
+    "LARGEST_CUBE",
     "CubeError",
     "CubeState",
     "PendingDouble",
+    "decides_match",
     "is_dead_cube",
 ]
+
+#: The largest cube bgparse keeps: the largest power of two a record can write (its numbers
+#: have at most 9 digits, `bgparse.readers.numbers`), and one whose backgammon (three times
+#: it) still fits the dataset's int32 columns. A double past it is refused and the cube stays.
+LARGEST_CUBE = 2**29
 
 #: `CubeState.owner` while nobody owns the cube.
 CENTRED = -1
@@ -62,6 +69,7 @@ CUBE_ERROR_CODES = (
     "beaver-in-match",  # beavers are for money play only
     "beaver-not-allowed",  # the rule set allows no (more) beavers or raccoons
     "auto-double-not-allowed",  # automatic doubles: money only, within the rule set's limit
+    "beyond-largest-cube",  # the cube would pass LARGEST_CUBE, the largest bgparse keeps
 )
 
 
@@ -149,7 +157,8 @@ class CubeState:
                 f"side {side} doubles again while its double to {self.pending.value} "
                 "has not been answered",
             )
-        recorded = _replace(self, pending=_pending(side, 2 * self.value), beavers=0)
+        new_value = _doubled(self.value)
+        recorded = _replace(self, pending=_pending(side, new_value), beavers=0)
         if not (self.enabled and rules.cube_enabled):
             raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
         if crawford_game and length > 0:
@@ -177,18 +186,19 @@ class CubeState:
                 "until both sides have rolled twice",
                 recorded,
             )
-        new_value = 2 * self.value
+        if new_value == self.value:
+            raise CubeError("beyond-largest-cube", _too_large("double", self.value), recorded)
         if rules.cube_limit is not None and new_value > rules.cube_limit:
             raise CubeError(
                 "beyond-cube-limit",
                 f"a double to {new_value} passes the cube limit of {rules.cube_limit}",
                 recorded,
             )
-        if rules.dead_cube == "forbid" and is_dead_cube(new_value, scores, length):
+        if rules.dead_cube == "forbid" and decides_match(self.value, scores, length):
             raise CubeError(
                 "dead-cube",
-                f"a cube of {new_value} is dead at {scores[0]}-{scores[1]} "
-                f"in a {length}-point match",
+                f"a double to {new_value}, but a cube of {self.value} already decides the "
+                f"{length}-point match at {scores[0]}-{scores[1]} with any win",
                 recorded,
             )
         return recorded
@@ -219,7 +229,7 @@ class CubeState:
             self,
             value=taken,
             owner=side,
-            pending=_pending(side, 2 * taken),
+            pending=_pending(side, _doubled(taken)),
             beavers=self.beavers + 1,
             used=True,
         )
@@ -248,6 +258,8 @@ class CubeState:
                 f"a {name} to {2 * taken} passes the cube limit of {rules.cube_limit}",
                 recorded,
             )
+        if _doubled(taken) == taken:
+            raise CubeError("beyond-largest-cube", _too_large(name, taken), recorded)
         return recorded
 
     def raccoon(self, side: int, *, rules: RuleSet | None = None, length: int = 0) -> CubeState:
@@ -274,7 +286,7 @@ class CubeState:
         """A tied opening throw doubles the centred cube (money play only, within the rule
         set's limit per game). The cube stays centred and counts as never turned (Jacoby)."""
         rules = rules or RuleSet()
-        recorded = _replace(self, value=2 * self.value, automatic=self.automatic + 1)
+        recorded = _replace(self, value=_doubled(self.value), automatic=self.automatic + 1)
         if not (self.enabled and rules.cube_enabled):
             raise CubeError("cube-disabled", "the cube is not in use in this game", recorded)
         if length > 0:
@@ -294,6 +306,10 @@ class CubeState:
                 f"an automatic double to {2 * self.value} passes the cube limit "
                 f"of {rules.cube_limit}",
                 recorded,
+            )
+        if recorded.value == self.value:
+            raise CubeError(
+                "beyond-largest-cube", _too_large("automatic double", self.value), recorded
             )
         return recorded
 
@@ -337,14 +353,35 @@ def _pending(doubler: int, value: int) -> PendingDouble:
     return new
 
 
+def _doubled(value: int) -> int:
+    """The cube after a double of `value`, never past `LARGEST_CUBE` (where it stays)."""
+    return value if 2 * value > LARGEST_CUBE else 2 * value
+
+
+def _too_large(what: str, value: int) -> str:
+    return (
+        f"a {what} to {2 * value:,} passes {LARGEST_CUBE:,}, the largest cube bgparse keeps "
+        f"(a record's numbers have at most 9 digits): the cube stays at {value:,}"
+    )
+
+
 def is_dead_cube(value: int, scores: tuple[int, int], length: int) -> bool:
-    """Whether a cube of `value` is dead in a match: half of it already gives either side the
-    match with any win, so the double that made it changed nothing (legal; RULES.md §3 says to
-    note it). Never in a money session."""
-    if length <= 0 or value < 2:
+    """Whether a cube of `value` is dead in a match: worth more than either side still needs,
+    so any win ends the match and no redouble can change anything (legal; RULES.md §3 says to
+    note it, C006). At 3-away 3-away a cube of 4 is dead, a cube of 2 is not; a cube worth
+    exactly what both need (2 at 2-away 2-away) is not beyond it. Never in a money session."""
+    if length <= 0:
         return False
-    half = value // 2
-    return half >= length - scores[0] and half >= length - scores[1]
+    return value > length - scores[0] and value > length - scores[1]
+
+
+def decides_match(value: int, scores: tuple[int, int], length: int) -> bool:
+    """Whether a cube of `value` already gives either side the match with any win, so that a
+    double of it can change nothing: the double a `dead_cube="forbid"` rule set refuses (the
+    cube may reach the first value that covers what both need, no more). Never in money play."""
+    if length <= 0 or value < 1:
+        return False
+    return value >= length - scores[0] and value >= length - scores[1]
 
 
 def _check_side(side: int) -> None:

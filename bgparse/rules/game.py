@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bgparse.rules.cube import CubeError, CubeState, is_dead_cube
+from bgparse.rules.cube import CubeError, CubeState, decides_match, is_dead_cube
 from bgparse.rules.ids import final_match_id
 from bgparse.rules.match import MatchState, points_away
 from bgparse.rules.position import Position
@@ -54,7 +54,7 @@ _LEVEL_RESULT: dict[int, ResultType] = {1: "single", 2: "gammon", 3: "backgammon
 class Verdict:
     """Why the rules object to an action. `reason` is a stable code: a `CUBE_ERROR_CODES`
     code for a cube action, or one of "game-over", "turn-order", "dice-invalid",
-    "opening-double", "double-unanswered", "wrong-value", "dead-cube-offered". `message`
+    "opening-double", "double-unanswered", "wrong-value", "dead-cube-taken". `message`
     says it as the rules do; `expected` and `written` are the numbers it compares (a cube
     value), where it compares any. `stands`: the action was applied as recorded all the same."""
 
@@ -212,7 +212,7 @@ class Game:
             self._offer(side, True)
         except CubeError:
             return False
-        return not is_dead_cube(2 * self.cube.value, self.score, self.length)
+        return not decides_match(self.cube.value, self.score, self.length)
 
     def may_beaver(self, side: int) -> bool:
         """Whether `side`, doubled, may beaver (or raccoon) now under the rules."""
@@ -261,16 +261,6 @@ class Game:
             verdicts.append(
                 Verdict("wrong-value", f"a double is to {expected}", True, expected, value)
             )
-        if self.length > 0 and is_dead_cube(expected, self.score, self.length):
-            verdicts.append(
-                Verdict(
-                    "dead-cube-offered",
-                    f"a cube of {expected} is dead at this score",
-                    True,
-                    expected,
-                    value,
-                )
-            )
         return tuple(verdicts) if verdicts else NO_VERDICT
 
     def take(self, side: int) -> tuple[Verdict, ...]:
@@ -281,6 +271,21 @@ class Game:
             self.cube = self.cube.take(side)
         except CubeError as exc:
             return (_refused(exc),)
+        value = self.cube.value
+        if is_dead_cube(value, self.score, self.length):
+            # Legal, and noted (RULES.md §3): the cube now decides the match with any win.
+            s0, s1 = self.score
+            away0, away1 = self.length - s0, self.length - s1
+            return (
+                Verdict(
+                    "dead-cube-taken",
+                    f"a cube of {value} is dead: worth more than either side needs at "
+                    f"{s0}-{s1} ({away0}-away, {away1}-away) in a {self.length}-point match",
+                    True,
+                    value,
+                    value,
+                ),
+            )
         return NO_VERDICT
 
     def drop(self, side: int) -> tuple[Verdict, ...]:
@@ -366,14 +371,20 @@ class Game:
 
     def roll(self, side: int, dice: tuple[int, int]) -> tuple[Verdict, ...]:
         """`side` rolls `dice`: counted as its turn; the dice must show 1 to 6, and the opening
-        roll of the standard game is never a double."""
+        roll of the standard game is never a double (unless the rules have the starting player
+        roll two dice, `opening_double`)."""
         d1, d2 = dice
         first = self.last_roller is None
         self.last_roller = side
         self.rolls[side] += 1
         if not (1 <= d1 <= 6 and 1 <= d2 <= 6):
             return (Verdict("dice-invalid", f"impossible dice {d1}-{d2}: a die shows 1 to 6"),)
-        if first and d1 == d2 and self.rules.variant == "standard":
+        if (
+            first
+            and d1 == d2
+            and self.rules.variant == "standard"
+            and not self.rules.opening_double
+        ):
             return (
                 Verdict(
                     "opening-double",

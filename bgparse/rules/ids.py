@@ -313,6 +313,13 @@ def decode_xgid(text: str) -> XgidState:
     # Scores are points won so far: a match that has reached its length is over.
     if length < 0:
         raise IdError(f"XGID {_quoted(full)}: match length {length} out of range")
+    if length == 0 and scores != (0, 0):
+        # Money play keeps no score: XG writes 0:0 there, so a score means a damaged XGID.
+        named = "score X" if scores[0] else "score O"
+        raise IdError(
+            f"XGID {_quoted(full)}: {named} {scores[0] if scores[0] else scores[1]} in money "
+            "play (match length 0), where the scores must be 0"
+        )
     if min(scores) < 0 or (length > 0 and max(scores) >= length):
         raise IdError(
             f"XGID {_quoted(full)}: score X {scores[0]}, O {scores[1]} out of range for "

@@ -34,6 +34,7 @@ from bgparse.rules.wording import plural
 __all__ = [
     "CRAWFORD_DOUBLE_POLICIES",
     "DEAD_CUBE_POLICIES",
+    "ILLEGAL_PLAY_POLICIES",
     "VARIANTS",
     "RuleNote",
     "RuleSet",
@@ -43,11 +44,21 @@ __all__ = [
 VARIANTS = ("standard", "nackgammon", "hypergammon1", "hypergammon2", "hypergammon3")
 
 #: What to do with a double inside the Crawford game: "report" scores the game as recorded,
-#: "void" scores it as if the double never happened (the Danish federation's reading).
+#: "void" scores it as if the double never happened (an option RULES.md §5 names; no seed rule
+#: sheet asks for it: the Swedish rules let the double stand once the result is recorded).
 CRAWFORD_DOUBLE_POLICIES = ("report", "void")
 
-#: "allow": a dead cube is legal and only noted; "forbid": a double to a dead cube is refused.
+#: "allow": a dead cube is legal and only noted; "forbid": a double of a cube that already
+#: decides the match is refused (the cube may reach what the match needs, no more).
 DEAD_CUBE_POLICIES = ("allow", "forbid")
+
+#: What an illegal checker play is: "error" (P001), or "stands" where the rule book lets a play
+#: nobody corrected before the next roll stand (P001 as a warning).
+ILLEGAL_PLAY_POLICIES = ("error", "stands")
+
+# Options added after the dataset's rules_json took its shape: stored (and printed) only where
+# they differ from their default, so that every match replayed without them reads as before.
+_ONLY_WHEN_SET = {"opening_double": False, "illegal_play": "error", "profile": None}
 
 # The "commonly 3 in total" of RULES.md §3, used when a tag only says beavers are on.
 _DEFAULT_BEAVER_LIMIT = 3
@@ -73,7 +84,10 @@ class RuleSet:
     (money play only; 0 = none); `raccoons` says whether a beaver may itself be redoubled
     within that limit. `cube_limit` is the highest value the cube may reach (None = no limit,
     1 = cubeless). `automatic_doubles` is the most automatic doubles per game (money only).
-    `backgammon_value` is 3, or 2 where backgammons count as gammons. `notes` records what
+    `backgammon_value` is 3, or 2 where backgammons count as gammons. `opening_double`: the
+    first roll of a game is a roll of two dice by the starting player, so it may be a double
+    (the Danish rules). `illegal_play`: see `ILLEGAL_PLAY_POLICIES`. `profile` names the rule
+    profile (`bgparse.rules.profiles`) the options came from, if any. `notes` records what
     `from_tags`, `from_sgf_rules` and `for_length` ignored; it takes no part in equality.
     """
 
@@ -89,11 +103,14 @@ class RuleSet:
     variant: str = "standard"
     crawford_double: str = "report"
     dead_cube: str = "allow"
+    opening_double: bool = False
+    illegal_play: str = "error"
+    profile: str | None = None
     notes: tuple[RuleNote, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # Options reach here from tags, CLI flags and stored dicts: check types, not just values.
-        for name in ("crawford", "jacoby", "raccoons", "cube", "holland"):
+        for name in ("crawford", "jacoby", "raccoons", "cube", "holland", "opening_double"):
             if not isinstance(getattr(self, name), bool):
                 raise TypeError(f"{name} must be True or False, not {getattr(self, name)!r}")
         for name in ("beavers", "automatic_doubles", "backgammon_value"):
@@ -120,6 +137,10 @@ class RuleSet:
             )
         if self.dead_cube not in DEAD_CUBE_POLICIES:
             raise ValueError(f"dead_cube must be 'allow' or 'forbid', not {self.dead_cube!r}")
+        if self.illegal_play not in ILLEGAL_PLAY_POLICIES:
+            raise ValueError(f"illegal_play must be 'error' or 'stands', not {self.illegal_play!r}")
+        if self.profile is not None and not isinstance(self.profile, str):
+            raise TypeError(f"profile must be a name or None, not {self.profile!r}")
 
     # ----------------------------------------------------------------- derived
 
@@ -268,10 +289,15 @@ class RuleSet:
         )
 
     def as_dict(self) -> dict[str, object]:
-        """Every option by name, for storage (notes are not options and are left out)."""
-        return {
-            f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "notes"
-        }
+        """Every option by name, for storage (notes are not options and are left out; the
+        options of `_ONLY_WHEN_SET` only where they differ from their default)."""
+        out: dict[str, object] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name == "notes" or (f.name in _ONLY_WHEN_SET and value == _ONLY_WHEN_SET[f.name]):
+                continue
+            out[f.name] = value
+        return out
 
 
 # Tag names (normalised) that carry rules; only these are checked for duplicates.

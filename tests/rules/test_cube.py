@@ -14,6 +14,7 @@ from bgparse.rules.cube import (
     CubeError,
     CubeState,
     PendingDouble,
+    decides_match,
     is_dead_cube,
 )
 from bgparse.rules.ruleset import RuleSet
@@ -309,19 +310,38 @@ def test_scoring_value_for_crawford_double_policies() -> None:
     ("value", "scores", "length", "dead"),
     [
         (2, (6, 6), 7, True),  # double match point: any cube is dead
-        (2, (5, 5), 7, False),  # 2-away all: the cube at 2 decides the match on a single
-        (4, (5, 5), 7, True),  # ... and 4 adds nothing
-        (4, (4, 4), 7, False),  # 3-away all: 4 turns a single into the match
-        (8, (4, 4), 7, True),
-        (2, (6, 2), 7, False),  # the trailer needs 5
-        (32, (0, 0), 25, False),
-        (64, (0, 0), 25, True),  # 32 already wins a 25-point match
+        (1, (6, 6), 7, False),  # ... but 1 is exactly what each needs, not beyond it
+        (2, (5, 5), 7, False),  # 2-away all: the cube at 2 is what both need, not beyond
+        (4, (5, 5), 7, True),
+        (2, (4, 4), 7, False),  # 3-away all: 2 is short of the match
+        (4, (4, 4), 7, True),  # ... and 4 is beyond what either side needs (RULES.md §3)
+        (4, (6, 6), 9, True),  # GNU's 9-point match at 6-6: the same 3-away 3-away
+        (4, (0, 0), 3, True),  # a 3-point match at 0-0
+        (4, (6, 2), 7, False),  # the trailer needs 5
+        (8, (6, 2), 7, True),
+        (16, (0, 0), 25, False),
+        (32, (0, 0), 25, True),
         (64, (0, 0), 0, False),  # never in money play
-        (1, (6, 6), 7, False),
     ],
 )
 def test_is_dead_cube(value: int, scores: tuple[int, int], length: int, dead: bool) -> None:
     assert is_dead_cube(value, scores, length) is dead
+
+
+@pytest.mark.parametrize(
+    ("value", "scores", "length", "decides"),
+    [
+        (1, (6, 6), 7, True),  # double match point: a single already decides it
+        (2, (5, 5), 7, True),
+        (2, (4, 4), 7, False),  # 3-away all: a double to 4 still changes the match
+        (4, (4, 4), 7, True),  # ... a double to 8 no more
+        (16, (0, 0), 25, False),
+        (32, (0, 0), 25, True),
+        (1, (0, 0), 0, False),  # never in money play
+    ],
+)
+def test_decides_match(value: int, scores: tuple[int, int], length: int, decides: bool) -> None:
+    assert decides_match(value, scores, length) is decides
 
 
 def test_dead_cube_is_allowed_by_default_and_refused_on_request() -> None:

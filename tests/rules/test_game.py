@@ -222,18 +222,34 @@ def test_holland_rule_the_trailer_waits_until_both_have_rolled_twice() -> None:
     assert game.rolls == [2, 2] and game.may_double(1)
 
 
-def test_a_dead_cube_is_legal_but_noted_and_not_offered_by_the_policy() -> None:
-    # At 2-2 of 5 both need 3: a cube of 8 is dead (4 already gives either side the match).
+def test_a_dead_cube_is_legal_and_noted_when_taken() -> None:
+    # At 2-2 of 5 both need 3: a cube of 4, taken, is worth more than either side needs.
     game = match_game((2, 2), length=5)
-    game.set_cube(4, 1)
+    assert game.may_double(0) and game.double(0) == () and game.take(1) == ()  # a cube of 2
     game.roll(0, (2, 1))
-    assert not game.may_double(1)
-    [v] = game.double(1)
-    assert (v.reason, v.expected) == ("dead-cube-offered", 8)
+    assert game.may_double(1) and game.double(1) == ()
+    [v] = game.take(0)
+    assert (v.reason, v.expected, v.stands) == ("dead-cube-taken", 4, True)
+    assert v.message == (
+        "a cube of 4 is dead: worth more than either side needs at 2-2 (3-away, 3-away) "
+        "in a 5-point match"
+    )
+    assert game.cube.value == 4 and game.cube.owner == 0
+    # A double dropped makes no dead cube, and a cube of 4 decides the match: no redouble.
+    dropped = match_game((2, 2), length=5)
+    dropped.set_cube(2, 0)
+    assert dropped.double(0) == () and dropped.drop(1) == ()
+    game.roll(1, (2, 1))
+    assert not game.may_double(0)
+
+
+def test_the_dead_cube_policy_refuses_a_double_of_a_cube_that_decides_the_match() -> None:
     forbid = match_game((2, 2), length=5, rules=RuleSet(dead_cube="forbid"))
-    forbid.set_cube(4, 1)
-    forbid.roll(0, (2, 1))
-    assert reasons(forbid.double(1)) == ["dead-cube", "dead-cube-offered"]
+    forbid.set_cube(2, 0)
+    assert forbid.double(0) == ()  # 2 -> 4 at 3-away 3-away: 4 covers what both need
+    forbid = match_game((2, 2), length=5, rules=RuleSet(dead_cube="forbid"))
+    forbid.set_cube(4, 0)
+    assert reasons(forbid.double(0)) == ["dead-cube"]
 
 
 def test_the_cube_limit() -> None:
