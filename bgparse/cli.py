@@ -46,7 +46,8 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="bgparse",
-    help="Read, verify and analyse backgammon match records (Jellyfish .mat, GNU SGF).",
+    help="Read, verify and analyse backgammon match records (Jellyfish .mat, GNU Backgammon SGF, "
+    "eXtreme Gammon .xg).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -166,7 +167,7 @@ def _failure_dict(exc: RecordError) -> dict[str, Any]:
 
 @app.command()
 def parse(
-    files: Annotated[list[str], typer.Argument(help="Match files or folders.")],
+    files: Annotated[list[str], typer.Argument(help="Match files or folders.", metavar="PATH")],
     format: Annotated[
         RecordFormat,
         typer.Option("--format", "-f", help="text (a summary) or json (JSON Lines)."),
@@ -353,7 +354,9 @@ class _Progress:
 
 @app.command()
 def validate(
-    paths: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
+    paths: Annotated[
+        list[str], typer.Argument(help="Match files, or folders to search.", metavar="PATH")
+    ],
     format: Annotated[
         ReportFormat,
         typer.Option(
@@ -361,7 +364,8 @@ def validate(
         ),
     ] = ReportFormat.text,
     html_out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="With --format html: the page to write.")
+        Path | None,
+        typer.Option("--out", "-o", metavar="FILE", help="With --format html: the page to write."),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
     quiet: Annotated[

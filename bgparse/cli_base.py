@@ -163,6 +163,9 @@ class Boundary(TyperGroup):
         **extra: Any,
     ) -> Any:
         self.running = None
+        from bgparse.cli_help import tidy
+
+        tidy(self)
         code = self._run(args, prog_name, complete_var, extra)
         if not standalone_mode:
             return code

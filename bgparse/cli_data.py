@@ -51,7 +51,9 @@ class ExecutorName(enum.StrEnum):
 _DATA_HELP = "dataset folder (default ./bgdata, or $BGPARSE_DATA)"
 DataOption = Annotated[
     Path,
-    typer.Option("--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False),
+    typer.Option(
+        "--data", "-d", envvar="BGPARSE_DATA", metavar="FOLDER", help=_DATA_HELP, show_default=False
+    ),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")]
 WideOption = Annotated[
@@ -83,7 +85,11 @@ def _fold(wide: bool) -> bool:
 def import_command(
     paths: Annotated[
         list[Path],
-        typer.Argument(help="match files, folders (recursive), .zip, .tar, .tar.gz/.tgz archives"),
+        typer.Argument(
+            metavar="PATH",
+            help="match files (.mat, SGF, .xg), folders (recursive), .zip, .tar, .tar.gz/.tgz "
+            "archives",
+        ),
     ],
     data: DataOption = _DEFAULT_DATA,
     workers: Annotated[
@@ -92,7 +98,9 @@ def import_command(
     ] = None,
     source: Annotated[
         str | None,
-        typer.Option(help="partition label for these inputs (default: each file's producer)"),
+        typer.Option(
+            metavar="LABEL", help="partition label for these inputs (default: each file's producer)"
+        ),
     ] = None,
     executor: Annotated[
         ExecutorName, typer.Option(help="run the per-file work locally or on Dask")
@@ -101,6 +109,7 @@ def import_command(
         str | None,
         typer.Option(
             envvar="BGPARSE_SCHEDULER",
+            metavar="ADDRESS",
             help="Dask scheduler address, tcp://HOST:PORT (default: a local Dask cluster of "
             "--workers processes)",
             show_default=False,
@@ -117,6 +126,7 @@ def import_command(
     report: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="write what became of every input to this file, one JSON object a line "
             "(path, kind, status, matches, duplicate_matches, errors, warnings, reason)",
             show_default=False,
@@ -335,7 +345,10 @@ def query_command(
     param: Annotated[
         list[str] | None,
         typer.Option(
-            "--param", "-p", help="a value for ? or $1, $2... in the SQL, in order (repeatable)"
+            "--param",
+            "-p",
+            metavar="VALUE",
+            help="a value for ? or $1, $2... in the SQL, in order (repeatable)",
         ),
     ] = None,
     wide: WideOption = False,
@@ -363,7 +376,13 @@ def _list_statistics() -> None:
 
 _SubDataOption = Annotated[
     Path | None,
-    typer.Option("--data", "-d", help=_DATA_HELP + "; also before the name", show_default=False),
+    typer.Option(
+        "--data",
+        "-d",
+        metavar="FOLDER",
+        help=_DATA_HELP + "; also before the name",
+        show_default=False,
+    ),
 ]
 
 
@@ -410,7 +429,9 @@ def _stats_command(stat: Statistic) -> Any:
             annotation: Any = Annotated[bool, option]
         else:
             kind = p.type if p.default is not None else (p.type | None)
-            annotation = Annotated[kind, typer.Option(p.option, help=p.help)]
+            # A text option's value is named for what it is: --roll ROLL, --name NAME.
+            metavar = p.name.upper() if p.type is str else None
+            annotation = Annotated[kind, typer.Option(p.option, metavar=metavar, help=p.help)]
         params.append(inspect.Parameter(p.name, kw, default=p.default, annotation=annotation))
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
@@ -433,7 +454,12 @@ def _stats_app() -> typer.Typer:
         data: Annotated[
             Path | None,
             typer.Option(
-                "--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False
+                "--data",
+                "-d",
+                envvar="BGPARSE_DATA",
+                metavar="FOLDER",
+                help=_DATA_HELP,
+                show_default=False,
             ),
         ] = None,
     ) -> None:

@@ -50,7 +50,8 @@ def show_command(
         BoardFormat, typer.Option("--format", "-f", help="text (a diagram) or svg")
     ] = BoardFormat.text,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="write to this file, not stdout")
+        Path | None,
+        typer.Option("--out", "-o", metavar="FILE", help="write to this file, not stdout"),
     ] = None,
 ) -> None:
     """Draw a board: a position by its ID, or the board before a turn of a record with the
@@ -106,13 +107,16 @@ def validate_html(
     return 1 if totals["error_matches"] else 0
 
 
-_OutOption = Annotated[Path, typer.Option("--out", "-o", help="the HTML page to write")]
+_OutOption = Annotated[
+    Path, typer.Option("--out", "-o", metavar="FILE", help="the HTML page to write")
+]
 _DataOption = Annotated[
     Path,
     typer.Option(
         "--data",
         "-d",
         envvar="BGPARSE_DATA",
+        metavar="FOLDER",
         help="dataset folder (default ./bgdata, or $BGPARSE_DATA)",
         show_default=False,
     ),
