@@ -16,6 +16,7 @@ import typer
 
 from bgparse import __version__, interrupts
 from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, iter_blobs
+from bgparse.cli_out import output_format, redirect_stdout_to
 from bgparse.errors import UsageError
 from bgparse.events import (
     Action,
@@ -36,6 +37,7 @@ from bgparse.events import (
     Win,
 )
 from bgparse.findings import RecordError, Severity, format_finding
+from bgparse.paths import display_path
 from bgparse.printable import printable
 from bgparse.rules.wording import plural
 
@@ -358,14 +360,18 @@ def validate(
         list[str], typer.Argument(help="Match files, or folders to search.", metavar="PATH")
     ],
     format: Annotated[
-        ReportFormat,
+        ReportFormat | None,
         typer.Option(
-            "--format", "-f", help="text (compiler style), json (JSON Lines) or html (a report)."
+            "--format",
+            "-f",
+            help="text (compiler style), json (JSON Lines) or html (a report); "
+            "default: as --out's suffix names it (.html, .json), else text.",
+            show_default=False,
         ),
-    ] = ReportFormat.text,
+    ] = None,
     html_out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", metavar="FILE", help="With --format html: the page to write."),
+        typer.Option("--out", "-o", metavar="FILE", help="Write to this file, not stdout."),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
     quiet: Annotated[
@@ -394,6 +400,9 @@ def validate(
     """Replay match records through the rules and report every illegal play, cube action and
     score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
     unreadable input."""
+    given = format.value if format is not None else None
+    choices = [f.value for f in ReportFormat]
+    format = ReportFormat(output_format("validate", html_out, given, choices, "text"))
     overrides = _rule_overrides(jacoby, crawford, beavers, cube_limit, backgammon_value, holland)
     blobs = iter_blobs(paths)
     if format == "html":
@@ -410,45 +419,50 @@ def validate(
     counts = {"files": 0, "matches": 0, "errors": 0, "warnings": 0, "unreadable": 0}
     bad_records = False
     progress = _Progress(paths, "validating")
-    out = sys.stdout
-    try:
-        for path, data, refused in blobs:
-            counts["files"] += 1
-            progress.advance()
-            try:
-                if refused is not None:
-                    raise refused
-                source = SourceLines(data)
-                for rec in iter_records(data, path):
-                    m = replay(rec, overrides or None, keep_turns=False)
-                    counts["matches"] += 1
-                    d = verified_to_dict(m, strict=strict)
-                    n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
-                    n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
-                    counts["errors"] += n_err
-                    counts["warnings"] += n_warn
-                    bad_records |= n_err > 0
+    # With --out, the file gets what stdout would have shown, and stdout the summary.
+    with redirect_stdout_to(html_out):
+        out = sys.stdout
+        try:
+            for path, data, refused in blobs:
+                counts["files"] += 1
+                progress.advance()
+                try:
+                    if refused is not None:
+                        raise refused
+                    source = SourceLines(data)
+                    for rec in iter_records(data, path):
+                        m = replay(rec, overrides or None, keep_turns=False)
+                        counts["matches"] += 1
+                        d = verified_to_dict(m, strict=strict)
+                        n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
+                        n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
+                        counts["errors"] += n_err
+                        counts["warnings"] += n_warn
+                        bad_records |= n_err > 0
+                        if format == "json":
+                            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                        else:
+                            _print_verified(m, source, strict=strict, quiet=quiet)
+                except RecordError as exc:
+                    counts["unreadable"] += 1
                     if format == "json":
-                        out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                        out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
                     else:
-                        _print_verified(m, source, strict=strict, quiet=quiet)
-            except RecordError as exc:
-                counts["unreadable"] += 1
-                if format == "json":
-                    out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
-                else:
-                    text = exc.format()
-                    code = exc.finding.code
-                    # Same shape as every other finding: path:line:col: severity: CODE message
-                    typer.echo(text.replace(f": {code} ", f": error: {code} ", 1))
-    finally:
-        progress.close()
-    if format == "text":
-        typer.echo(
+                        text = exc.format()
+                        code = exc.finding.code
+                        # Same shape as every other finding: path:line:col: severity: CODE message
+                        typer.echo(text.replace(f": {code} ", f": error: {code} ", 1))
+        finally:
+            progress.close()
+        summary = (
             f"{plural(counts['files'], 'file')}, {plural(counts['matches'], 'match')}: "
             f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}, "
             f"{counts['unreadable']:,} unreadable"
         )
+        if format == "text":
+            typer.echo(summary)
+    if html_out is not None:
+        typer.echo(f"{summary}; written to {display_path(html_out)}")
     raise typer.Exit(2 if counts["unreadable"] else 1 if bad_records else 0)
 
 

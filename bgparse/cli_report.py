@@ -11,6 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from bgparse.cli_base import BoardFormat
+from bgparse.cli_out import output_format
 from bgparse.errors import OutputError
 from bgparse.findings import RecordError
 from bgparse.paths import display_path
@@ -20,8 +21,10 @@ __all__ = ["register"]
 
 
 def _write(text: str, out: Path | None) -> None:
+    # A file gets what stdout would show, its last line ended too.
+    text = text if text.endswith("\n") else text + "\n"
     if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
         return
     from bgparse.outfiles import atomic_output
 
@@ -47,8 +50,14 @@ def show_command(
         ),
     ],
     fmt: Annotated[
-        BoardFormat, typer.Option("--format", "-f", help="text (a diagram) or svg")
-    ] = BoardFormat.text,
+        BoardFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text (a diagram) or svg; default: svg for an --out named .svg, else text",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", metavar="FILE", help="write to this file, not stdout"),
@@ -58,8 +67,10 @@ def show_command(
     recorded play (and, for an illegal play, the legal plays)."""
     from bgparse.render.show import resolve
 
+    given = fmt.value if fmt is not None else None
+    chosen = output_format("show", out, given, [f.value for f in BoardFormat], "text")
     shown = resolve(what)
-    _write(shown.svg() if fmt is BoardFormat.svg else shown.text(), out)
+    _write(shown.svg() if chosen == BoardFormat.svg else shown.text(), out)
 
 
 def validate_html(
@@ -132,6 +143,7 @@ def report_command(**values: Any) -> None:
     from bgparse.render.analysis import analysis_report
 
     out: Path = values.pop("out")
+    output_format("report", out, None, ["html"], "html")  # a .json or .svg --out is refused
     data: Path = values.pop("data")
     title: str | None = values.pop("title")
     chosen = filters_from(values)
