@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bgparse import __version__, interrupts
-from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, iter_blobs
+from bgparse.cli_base import Boundary, RecordFormat, ReportFormat, iter_blobs, validation_summary
 from bgparse.cli_out import output_format, redirect_stdout_to
 from bgparse.errors import UsageError
 from bgparse.events import (
@@ -254,6 +254,9 @@ def verified_to_dict(m: Any, *, strict: bool = False) -> dict[str, Any]:
         "path": m.path,
         "index": m.index,
         "ok": not any(f["severity"] == "error" for f in findings),
+        # Counts of findings, in the words of the summary line (docs/FINDINGS.md).
+        "errors": sum(1 for f in findings if f["severity"] == "error"),
+        "warnings": sum(1 for f in findings if f["severity"] == "warning"),
         "format": m.format,
         "dialect": m.dialect,
         "length": m.length,
@@ -303,6 +306,8 @@ def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
         "path": exc.path,
         "index": 0,
         "ok": False,
+        "errors": 1,  # its one finding: an unreadable input is one error
+        "warnings": 0,
         "format": None,
         "dialect": None,
         "length": None,
@@ -416,7 +421,18 @@ def validate(
 
     # Batch work makes many small objects and keeps few: collect garbage less often.
     gc.set_threshold(50_000, 20, 20)
-    counts = {"files": 0, "matches": 0, "errors": 0, "warnings": 0, "unreadable": 0}
+    counts = dict.fromkeys(
+        (
+            "files",
+            "matches",
+            "errors",
+            "warnings",
+            "unreadable",
+            "error_matches",
+            "warning_matches",
+        ),
+        0,
+    )
     bad_records = False
     progress = _Progress(paths, "validating")
     # With --out, the file gets what stdout would have shown, and stdout the summary.
@@ -434,17 +450,19 @@ def validate(
                         m = replay(rec, overrides or None, keep_turns=False)
                         counts["matches"] += 1
                         d = verified_to_dict(m, strict=strict)
-                        n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
-                        n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
+                        n_err, n_warn = d["errors"], d["warnings"]
                         counts["errors"] += n_err
                         counts["warnings"] += n_warn
                         bad_records |= n_err > 0
+                        counts["error_matches"] += n_err > 0
+                        counts["warning_matches"] += n_err == 0 and n_warn > 0
                         if format == "json":
                             out.write(json.dumps(d, ensure_ascii=False) + "\n")
                         else:
                             _print_verified(m, source, strict=strict, quiet=quiet)
                 except RecordError as exc:
                     counts["unreadable"] += 1
+                    counts["errors"] += 1  # its one finding, S0xx
                     if format == "json":
                         out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
                     else:
@@ -454,11 +472,7 @@ def validate(
                         typer.echo(text.replace(f": {code} ", f": error: {code} ", 1))
         finally:
             progress.close()
-        summary = (
-            f"{plural(counts['files'], 'file')}, {plural(counts['matches'], 'match')}: "
-            f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}, "
-            f"{counts['unreadable']:,} unreadable"
-        )
+        summary = validation_summary(**counts)
         if format == "text":
             typer.echo(summary)
     if html_out is not None:

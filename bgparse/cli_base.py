@@ -34,6 +34,7 @@ __all__ = [
     "WriteFormat",
     "echo_error",
     "iter_blobs",
+    "validation_summary",
 ]
 
 
@@ -274,3 +275,31 @@ def _blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | Non
             # Refused, or an archive that could not be read to its end.
             error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
             yield item.path, b"", error
+
+
+# --- the words of a validation run's counts -------------------------------------------------
+
+
+def validation_summary(
+    files: int,
+    matches: int,
+    errors: int,
+    warnings: int,
+    unreadable: int,
+    error_matches: int,
+    warning_matches: int,
+) -> str:
+    """`validate`'s closing line, the same for text, --out and the HTML report. `errors` and
+    `warnings` count findings (with --strict, warnings are errors); an unreadable input is one
+    error finding (its S0xx code, as JSON and the report list it), so it is among `errors` and
+    said so; matches are counted as "with errors" (one error finding or more) and "with
+    warnings only". docs/FINDINGS.md defines these words once."""
+    from bgparse.rules.wording import plural
+
+    them = "an unreadable input" if unreadable == 1 else "unreadable inputs"
+    among = f" ({unreadable:,} of them {them})" if unreadable else ""
+    return (
+        f"{plural(files, 'file')}, {plural(matches, 'match')}: "
+        f"{plural(errors, 'error')}{among}, {plural(warnings, 'warning')}; "
+        f"{plural(error_matches, 'match')} with errors, {warning_matches:,} with warnings only"
+    )

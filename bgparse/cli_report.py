@@ -10,12 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
-from bgparse.cli_base import BoardFormat
+from bgparse.cli_base import BoardFormat, validation_summary
 from bgparse.cli_out import output_format
 from bgparse.errors import OutputError
 from bgparse.findings import RecordError
 from bgparse.paths import display_path
-from bgparse.rules.wording import plural
 
 __all__ = ["register"]
 
@@ -105,12 +104,9 @@ def validate_html(
     page = report.render()
     _write(page, out)
     totals = report.summary()
-    # The same words as validate's text summary (counted nouns, not "file(s)").
-    line = (
-        f"{plural(totals['files'], 'file')}, {plural(totals['matches'], 'match')}: "
-        f"{plural(totals['errors'], 'error')}, {plural(totals['warnings'], 'warning')}, "
-        f"{totals['unreadable']:,} unreadable"
-        + (f"; report written to {display_path(out)}" if out is not None else "")
+    # The same words as validate's text summary.
+    line = validation_summary(**totals) + (
+        f"; report written to {display_path(out)}" if out is not None else ""
     )
     typer.echo(line, err=out is None)
     if totals["unreadable"]:

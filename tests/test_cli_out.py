@@ -32,7 +32,7 @@ def _invoke(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-SUMMARY = "2 files, 2 matches: 1 error, 0 warnings, 0 unreadable"
+SUMMARY = "2 files, 2 matches: 1 error, 0 warnings; 1 match with errors, 0 with warnings only"
 
 
 def test_validate_out_html_without_format_writes_the_report(records: Path, tmp_path: Path) -> None:
