@@ -24,8 +24,6 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from bgparse.cli_base import OutputFormat, echo_error
 from bgparse.errors import UsageError
@@ -60,7 +58,8 @@ WideOption = Annotated[
     bool,
     typer.Option(
         "--wide",
-        help="on a terminal, every column (default: each rate and its interval in one column)",
+        help="on a terminal, every column, intervals apart (default: the key columns and "
+        "those that fit, each rate and its interval in one column)",
     ),
 ]
 _DEFAULT_DATA = Path("bgdata")
@@ -363,15 +362,18 @@ def query_command(
 
 
 def _list_statistics() -> None:
-    table = Table(title=Text("Statistics (bgparse stats NAME [options])"), title_justify="left")
-    table.add_column("name")
-    table.add_column("needs")
-    table.add_column("options")
-    table.add_column("description", overflow="fold")
+    """Every statistic: its name, what it needs and its options on one line, its description
+    wrapped below, as wide as the terminal (or $COLUMNS; 100 columns when piped)."""
+    import textwrap
+
+    width = max(shutil.get_terminal_size((100, 24)).columns, 40)
+    lines = ["Statistics (bgparse stats NAME [options])", ""]
     for s in STATISTICS.values():
-        opts = " ".join(f"{p.option}" for p in s.params)
-        table.add_row(*(Text(cell) for cell in (s.name, s.needs, opts, s.help)))
-    _stdout().print(table)
+        opts = " ".join(p.option for p in s.params)
+        head = f"{s.name}  (needs: {s.needs}" + (f"; options: {opts})" if opts else ")")
+        lines += textwrap.wrap(head, width - 1, subsequent_indent="    ")
+        lines += textwrap.wrap(s.help, width - 1, initial_indent="    ", subsequent_indent="    ")
+    typer.echo(printable("\n".join(lines)))
 
 
 _SubDataOption = Annotated[
@@ -409,7 +411,9 @@ def _stats_command(stat: Statistic) -> Any:
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"
-        print_result(result, fmt.value, _stdout(wide), title=title, fold=_fold(wide))
+        print_result(
+            result, fmt.value, _stdout(wide), title=title, fold=_fold(wide), keys=stat.columns
+        )
 
     from bgparse.cli_filters import FILTER_NAMES, filter_parameters
 
