@@ -254,9 +254,6 @@ def verified_to_dict(m: Any, *, strict: bool = False) -> dict[str, Any]:
         "path": m.path,
         "index": m.index,
         "ok": not any(f["severity"] == "error" for f in findings),
-        # Counts of findings, in the words of the summary line (docs/FINDINGS.md).
-        "errors": sum(1 for f in findings if f["severity"] == "error"),
-        "warnings": sum(1 for f in findings if f["severity"] == "warning"),
         "format": m.format,
         "dialect": m.dialect,
         "length": m.length,
@@ -306,8 +303,6 @@ def _unreadable_dict(exc: RecordError) -> dict[str, Any]:
         "path": exc.path,
         "index": 0,
         "ok": False,
-        "errors": 1,  # its one finding: an unreadable input is one error
-        "warnings": 0,
         "format": None,
         "dialect": None,
         "length": None,
@@ -450,7 +445,8 @@ def validate(
                         m = replay(rec, overrides or None, keep_turns=False)
                         counts["matches"] += 1
                         d = verified_to_dict(m, strict=strict)
-                        n_err, n_warn = d["errors"], d["warnings"]
+                        n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
+                        n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
                         counts["errors"] += n_err
                         counts["warnings"] += n_warn
                         bad_records |= n_err > 0
