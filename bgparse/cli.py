@@ -22,7 +22,9 @@ from bgparse.cli_base import (
     RulesOption,
     iter_blobs,
     rule_profile,
+    validation_summary,
 )
+from bgparse.cli_out import output_format, redirect_stdout_to
 from bgparse.errors import UsageError
 from bgparse.events import (
     Action,
@@ -43,6 +45,7 @@ from bgparse.events import (
     Win,
 )
 from bgparse.findings import RecordError, Severity, format_finding
+from bgparse.paths import display_path
 from bgparse.printable import printable
 from bgparse.rules.wording import plural
 
@@ -53,7 +56,8 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="bgparse",
-    help="Read, verify and analyse backgammon match records (Jellyfish .mat, GNU SGF).",
+    help="Read, verify and analyse backgammon match records (Jellyfish .mat, GNU Backgammon SGF, "
+    "eXtreme Gammon .xg).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -173,7 +177,7 @@ def _failure_dict(exc: RecordError) -> dict[str, Any]:
 
 @app.command()
 def parse(
-    files: Annotated[list[str], typer.Argument(help="Match files or folders.")],
+    files: Annotated[list[str], typer.Argument(help="Match files or folders.", metavar="PATH")],
     format: Annotated[
         RecordFormat,
         typer.Option("--format", "-f", help="text (a summary) or json (JSON Lines)."),
@@ -360,15 +364,22 @@ class _Progress:
 
 @app.command()
 def validate(
-    paths: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
+    paths: Annotated[
+        list[str], typer.Argument(help="Match files, or folders to search.", metavar="PATH")
+    ],
     format: Annotated[
-        ReportFormat,
+        ReportFormat | None,
         typer.Option(
-            "--format", "-f", help="text (compiler style), json (JSON Lines) or html (a report)."
+            "--format",
+            "-f",
+            help="text (compiler style), json (JSON Lines) or html (a report); "
+            "default: as --out's suffix names it (.html, .json), else text.",
+            show_default=False,
         ),
-    ] = ReportFormat.text,
+    ] = None,
     html_out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="With --format html: the page to write.")
+        Path | None,
+        typer.Option("--out", "-o", metavar="FILE", help="Write to this file, not stdout."),
     ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Treat warnings as errors.")] = False,
     quiet: Annotated[
@@ -398,6 +409,9 @@ def validate(
     """Replay match records through the rules and report every illegal play, cube action and
     score that does not add up. Exit 0: no errors; 1: some record has errors; 2: usage error or
     unreadable input."""
+    given = format.value if format is not None else None
+    choices = [f.value for f in ReportFormat]
+    format = ReportFormat(output_format("validate", html_out, given, choices, "text"))
     overrides = _rule_overrides(jacoby, crawford, beavers, cube_limit, backgammon_value, holland)
     overrides = rule_profile(rules, overrides)
     blobs = iter_blobs(paths)
@@ -412,48 +426,63 @@ def validate(
 
     # Batch work makes many small objects and keeps few: collect garbage less often.
     gc.set_threshold(50_000, 20, 20)
-    counts = {"files": 0, "matches": 0, "errors": 0, "warnings": 0, "unreadable": 0}
+    counts = dict.fromkeys(
+        (
+            "files",
+            "matches",
+            "errors",
+            "warnings",
+            "unreadable",
+            "error_matches",
+            "warning_matches",
+        ),
+        0,
+    )
     bad_records = False
     progress = _Progress(paths, "validating")
-    out = sys.stdout
-    try:
-        for path, data, refused in blobs:
-            counts["files"] += 1
-            progress.advance()
-            try:
-                if refused is not None:
-                    raise refused
-                source = SourceLines(data)
-                for rec in iter_records(data, path):
-                    m = replay(rec, overrides or None, keep_turns=False)
-                    counts["matches"] += 1
-                    d = verified_to_dict(m, strict=strict)
-                    n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
-                    n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
-                    counts["errors"] += n_err
-                    counts["warnings"] += n_warn
-                    bad_records |= n_err > 0
+    # With --out, the file gets what stdout would have shown, and stdout the summary.
+    with redirect_stdout_to(html_out):
+        out = sys.stdout
+        try:
+            for path, data, refused in blobs:
+                counts["files"] += 1
+                progress.advance()
+                try:
+                    if refused is not None:
+                        raise refused
+                    source = SourceLines(data)
+                    for rec in iter_records(data, path):
+                        m = replay(rec, overrides or None, keep_turns=False)
+                        counts["matches"] += 1
+                        d = verified_to_dict(m, strict=strict)
+                        n_err = sum(1 for f in d["findings"] if f["severity"] == "error")
+                        n_warn = sum(1 for f in d["findings"] if f["severity"] == "warning")
+                        counts["errors"] += n_err
+                        counts["warnings"] += n_warn
+                        bad_records |= n_err > 0
+                        counts["error_matches"] += n_err > 0
+                        counts["warning_matches"] += n_err == 0 and n_warn > 0
+                        if format == "json":
+                            out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                        else:
+                            _print_verified(m, source, strict=strict, quiet=quiet)
+                except RecordError as exc:
+                    counts["unreadable"] += 1
+                    counts["errors"] += 1  # its one finding, S0xx
                     if format == "json":
-                        out.write(json.dumps(d, ensure_ascii=False) + "\n")
+                        out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
                     else:
-                        _print_verified(m, source, strict=strict, quiet=quiet)
-            except RecordError as exc:
-                counts["unreadable"] += 1
-                if format == "json":
-                    out.write(json.dumps(_unreadable_dict(exc), ensure_ascii=False) + "\n")
-                else:
-                    text = exc.format()
-                    code = exc.finding.code
-                    # Same shape as every other finding: path:line:col: severity: CODE message
-                    typer.echo(text.replace(f": {code} ", f": error: {code} ", 1))
-    finally:
-        progress.close()
-    if format == "text":
-        typer.echo(
-            f"{plural(counts['files'], 'file')}, {plural(counts['matches'], 'match')}: "
-            f"{plural(counts['errors'], 'error')}, {plural(counts['warnings'], 'warning')}, "
-            f"{counts['unreadable']:,} unreadable"
-        )
+                        text = exc.format()
+                        code = exc.finding.code
+                        # Same shape as every other finding: path:line:col: severity: CODE message
+                        typer.echo(text.replace(f": {code} ", f": error: {code} ", 1))
+        finally:
+            progress.close()
+        summary = validation_summary(**counts)
+        if format == "text":
+            typer.echo(summary)
+    if html_out is not None:
+        typer.echo(f"{summary}; written to {display_path(html_out)}")
     raise typer.Exit(2 if counts["unreadable"] else 1 if bad_records else 0)
 
 

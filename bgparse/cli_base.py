@@ -36,6 +36,7 @@ __all__ = [
     "echo_error",
     "iter_blobs",
     "rule_profile",
+    "validation_summary",
 ]
 
 
@@ -165,6 +166,9 @@ class Boundary(TyperGroup):
         **extra: Any,
     ) -> Any:
         self.running = None
+        from bgparse.cli_help import tidy
+
+        tidy(self)
         code = self._run(args, prog_name, complete_var, extra)
         if not standalone_mode:
             return code
@@ -298,3 +302,31 @@ def rule_profile(name: str | None, overrides: dict[str, Any]) -> dict[str, Any]:
         return profile_overrides(name, overrides)
     except ValueError as exc:
         raise UsageError(f"--rules: {exc}") from None
+
+
+# --- the words of a validation run's counts -------------------------------------------------
+
+
+def validation_summary(
+    files: int,
+    matches: int,
+    errors: int,
+    warnings: int,
+    unreadable: int,
+    error_matches: int,
+    warning_matches: int,
+) -> str:
+    """`validate`'s closing line, the same for text, --out and the HTML report. `errors` and
+    `warnings` count findings (with --strict, warnings are errors); an unreadable input is one
+    error finding (its S0xx code, as JSON and the report list it), so it is among `errors` and
+    said so; matches are counted as "with errors" (one error finding or more) and "with
+    warnings only". docs/FINDINGS.md defines these words once."""
+    from bgparse.rules.wording import plural
+
+    them = "an unreadable input" if unreadable == 1 else "unreadable inputs"
+    among = f" ({unreadable:,} of them {them})" if unreadable else ""
+    return (
+        f"{plural(files, 'file')}, {plural(matches, 'match')}: "
+        f"{plural(errors, 'error')}{among}, {plural(warnings, 'warning')}; "
+        f"{plural(error_matches, 'match')} with errors, {warning_matches:,} with warnings only"
+    )

@@ -65,10 +65,13 @@ def _write(target: Path, text: str, *, force: bool, written: set[Path]) -> None:
 
 
 def convert(
-    inputs: Annotated[list[str], typer.Argument(help="Match files, or folders to search.")],
+    inputs: Annotated[
+        list[str], typer.Argument(help="Match files, or folders to search.", metavar="PATH")
+    ],
     to: Annotated[WriteFormat, typer.Option("--to", help="Output format: mat or sgf.")],
     out: Annotated[
-        str, typer.Option("--out", "-o", help="Folder to write into (default: here).")
+        str,
+        typer.Option("--out", "-o", metavar="FOLDER", help="Folder to write into (default: here)."),
     ] = ".",
     force: Annotated[
         bool, typer.Option("--force", help="Replace output files that exist.")
@@ -154,7 +157,8 @@ def generate(
     length: Annotated[int, typer.Option("--length", "-l", help="Match length (1-64).")] = 7,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Random seed.")] = 0,
     out: Annotated[
-        str, typer.Option("--out", "-o", help="Folder to write into (default: here).")
+        str,
+        typer.Option("--out", "-o", metavar="FOLDER", help="Folder to write into (default: here)."),
     ] = ".",
     format: Annotated[WriteFormat, typer.Option("--format", "-f", help="mat or sgf.")] = (
         WriteFormat.mat

@@ -25,8 +25,6 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from bgparse.cli_base import OutputFormat, RulesOption, echo_error, rule_profile
 from bgparse.errors import UsageError
@@ -52,14 +50,17 @@ class ExecutorName(enum.StrEnum):
 _DATA_HELP = "dataset folder (default ./bgdata, or $BGPARSE_DATA)"
 DataOption = Annotated[
     Path,
-    typer.Option("--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False),
+    typer.Option(
+        "--data", "-d", envvar="BGPARSE_DATA", metavar="FOLDER", help=_DATA_HELP, show_default=False
+    ),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="output format")]
 WideOption = Annotated[
     bool,
     typer.Option(
         "--wide",
-        help="on a terminal, every column (default: each rate and its interval in one column)",
+        help="on a terminal, every column, intervals apart (default: the key columns and "
+        "those that fit, each rate and its interval in one column)",
     ),
 ]
 _DEFAULT_DATA = Path("bgdata")
@@ -84,7 +85,11 @@ def _fold(wide: bool) -> bool:
 def import_command(
     paths: Annotated[
         list[Path],
-        typer.Argument(help="match files, folders (recursive), .zip, .tar, .tar.gz/.tgz archives"),
+        typer.Argument(
+            metavar="PATH",
+            help="match files (.mat, SGF, .xg), folders (recursive), .zip, .tar, .tar.gz/.tgz "
+            "archives",
+        ),
     ],
     data: DataOption = _DEFAULT_DATA,
     workers: Annotated[
@@ -93,7 +98,9 @@ def import_command(
     ] = None,
     source: Annotated[
         str | None,
-        typer.Option(help="partition label for these inputs (default: each file's producer)"),
+        typer.Option(
+            metavar="LABEL", help="partition label for these inputs (default: each file's producer)"
+        ),
     ] = None,
     executor: Annotated[
         ExecutorName, typer.Option(help="run the per-file work locally or on Dask")
@@ -102,6 +109,7 @@ def import_command(
         str | None,
         typer.Option(
             envvar="BGPARSE_SCHEDULER",
+            metavar="ADDRESS",
             help="Dask scheduler address, tcp://HOST:PORT (default: a local Dask cluster of "
             "--workers processes)",
             show_default=False,
@@ -118,6 +126,7 @@ def import_command(
     report: Annotated[
         Path | None,
         typer.Option(
+            metavar="FILE",
             help="write what became of every input to this file, one JSON object a line "
             "(path, kind, status, matches, duplicate_matches, errors, warnings, reason)",
             show_default=False,
@@ -377,7 +386,10 @@ def query_command(
     param: Annotated[
         list[str] | None,
         typer.Option(
-            "--param", "-p", help="a value for ? or $1, $2... in the SQL, in order (repeatable)"
+            "--param",
+            "-p",
+            metavar="VALUE",
+            help="a value for ? or $1, $2... in the SQL, in order (repeatable)",
         ),
     ] = None,
     wide: WideOption = False,
@@ -392,20 +404,29 @@ def query_command(
 
 
 def _list_statistics() -> None:
-    table = Table(title=Text("Statistics (bgparse stats NAME [options])"), title_justify="left")
-    table.add_column("name")
-    table.add_column("needs")
-    table.add_column("options")
-    table.add_column("description", overflow="fold")
+    """Every statistic: its name, what it needs and its options on one line, its description
+    wrapped below, as wide as the terminal (or $COLUMNS; 100 columns when piped)."""
+    import textwrap
+
+    width = max(shutil.get_terminal_size((100, 24)).columns, 40)
+    lines = ["Statistics (bgparse stats NAME [options])", ""]
     for s in STATISTICS.values():
-        opts = " ".join(f"{p.option}" for p in s.params)
-        table.add_row(*(Text(cell) for cell in (s.name, s.needs, opts, s.help)))
-    _stdout().print(table)
+        opts = " ".join(p.option for p in s.params)
+        head = f"{s.name}  (needs: {s.needs}" + (f"; options: {opts})" if opts else ")")
+        lines += textwrap.wrap(head, width - 1, subsequent_indent="    ")
+        lines += textwrap.wrap(s.help, width - 1, initial_indent="    ", subsequent_indent="    ")
+    typer.echo(printable("\n".join(lines)))
 
 
 _SubDataOption = Annotated[
     Path | None,
-    typer.Option("--data", "-d", help=_DATA_HELP + "; also before the name", show_default=False),
+    typer.Option(
+        "--data",
+        "-d",
+        metavar="FOLDER",
+        help=_DATA_HELP + "; also before the name",
+        show_default=False,
+    ),
 ]
 
 
@@ -432,7 +453,9 @@ def _stats_command(stat: Statistic) -> Any:
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"
-        print_result(result, fmt.value, _stdout(wide), title=title, fold=_fold(wide))
+        print_result(
+            result, fmt.value, _stdout(wide), title=title, fold=_fold(wide), keys=stat.columns
+        )
 
     from bgparse.cli_filters import FILTER_NAMES, filter_parameters
 
@@ -452,7 +475,9 @@ def _stats_command(stat: Statistic) -> Any:
             annotation: Any = Annotated[bool, option]
         else:
             kind = p.type if p.default is not None else (p.type | None)
-            annotation = Annotated[kind, typer.Option(p.option, help=p.help)]
+            # A text option's value is named for what it is: --roll ROLL, --name NAME.
+            metavar = p.name.upper() if p.type is str else None
+            annotation = Annotated[kind, typer.Option(p.option, metavar=metavar, help=p.help)]
         params.append(inspect.Parameter(p.name, kw, default=p.default, annotation=annotation))
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in params}
@@ -475,7 +500,12 @@ def _stats_app() -> typer.Typer:
         data: Annotated[
             Path | None,
             typer.Option(
-                "--data", "-d", envvar="BGPARSE_DATA", help=_DATA_HELP, show_default=False
+                "--data",
+                "-d",
+                envvar="BGPARSE_DATA",
+                metavar="FOLDER",
+                help=_DATA_HELP,
+                show_default=False,
             ),
         ] = None,
     ) -> None:

@@ -10,18 +10,20 @@ from typing import Annotated, Any
 
 import typer
 
-from bgparse.cli_base import BoardFormat
+from bgparse.cli_base import BoardFormat, validation_summary
+from bgparse.cli_out import output_format
 from bgparse.errors import OutputError
 from bgparse.findings import RecordError
 from bgparse.paths import display_path
-from bgparse.rules.wording import plural
 
 __all__ = ["register"]
 
 
 def _write(text: str, out: Path | None) -> None:
+    # A file gets what stdout would show, its last line ended too.
+    text = text if text.endswith("\n") else text + "\n"
     if out is None:
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
         return
     from bgparse.outfiles import atomic_output
 
@@ -47,18 +49,27 @@ def show_command(
         ),
     ],
     fmt: Annotated[
-        BoardFormat, typer.Option("--format", "-f", help="text (a diagram) or svg")
-    ] = BoardFormat.text,
+        BoardFormat | None,
+        typer.Option(
+            "--format",
+            "-f",
+            help="text (a diagram) or svg; default: svg for an --out named .svg, else text",
+            show_default=False,
+        ),
+    ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", "-o", help="write to this file, not stdout")
+        Path | None,
+        typer.Option("--out", "-o", metavar="FILE", help="write to this file, not stdout"),
     ] = None,
 ) -> None:
     """Draw a board: a position by its ID, or the board before a turn of a record with the
     recorded play (and, for an illegal play, the legal plays)."""
     from bgparse.render.show import resolve
 
+    given = fmt.value if fmt is not None else None
+    chosen = output_format("show", out, given, [f.value for f in BoardFormat], "text")
     shown = resolve(what)
-    _write(shown.svg() if fmt is BoardFormat.svg else shown.text(), out)
+    _write(shown.svg() if chosen == BoardFormat.svg else shown.text(), out)
 
 
 def validate_html(
@@ -93,12 +104,9 @@ def validate_html(
     page = report.render()
     _write(page, out)
     totals = report.summary()
-    # The same words as validate's text summary (counted nouns, not "file(s)").
-    line = (
-        f"{plural(totals['files'], 'file')}, {plural(totals['matches'], 'match')}: "
-        f"{plural(totals['errors'], 'error')}, {plural(totals['warnings'], 'warning')}, "
-        f"{totals['unreadable']:,} unreadable"
-        + (f"; report written to {display_path(out)}" if out is not None else "")
+    # The same words as validate's text summary.
+    line = validation_summary(**totals) + (
+        f"; report written to {display_path(out)}" if out is not None else ""
     )
     typer.echo(line, err=out is None)
     if totals["unreadable"]:
@@ -106,13 +114,16 @@ def validate_html(
     return 1 if totals["error_matches"] else 0
 
 
-_OutOption = Annotated[Path, typer.Option("--out", "-o", help="the HTML page to write")]
+_OutOption = Annotated[
+    Path, typer.Option("--out", "-o", metavar="FILE", help="the HTML page to write")
+]
 _DataOption = Annotated[
     Path,
     typer.Option(
         "--data",
         "-d",
         envvar="BGPARSE_DATA",
+        metavar="FOLDER",
         help="dataset folder (default ./bgdata, or $BGPARSE_DATA)",
         show_default=False,
     ),
@@ -128,6 +139,7 @@ def report_command(**values: Any) -> None:
     from bgparse.render.analysis import analysis_report
 
     out: Path = values.pop("out")
+    output_format("report", out, None, ["html"], "html")  # a .json or .svg --out is refused
     data: Path = values.pop("data")
     title: str | None = values.pop("title")
     chosen = filters_from(values)

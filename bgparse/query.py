@@ -33,6 +33,7 @@ from bgparse.findings import CODES
 from bgparse.paths import display_path
 from bgparse.printable import printable
 from bgparse.resources import pipelines_dir
+from bgparse.rules.wording import plural
 from bgparse.store.dataset import Dataset, DatasetError
 from bgparse.store.schema import PARTITIONED, TABLES, row_schema
 
@@ -238,18 +239,18 @@ def print_result(
     *,
     title: str | None = None,
     fold: bool = False,
+    keys: Sequence[str] = (),
 ) -> None:
     """Print a result to `console` in the chosen format; a table has numbers right-aligned and
-    rates to three decimals. With `fold` (a terminal, not --wide) each rate and its interval
-    share one `rate [lo, hi]` column, so that a table fits the screen. Cell text is shown
-    exactly as stored: never read as console markup."""
+    rates to three decimals. Cell text is shown exactly as stored: never read as console markup.
+
+    With `fold` (a terminal, not --wide) the table fits the screen, one line per row: each rate
+    and its interval share one `rate [lo, hi]` column, the `keys` columns (a statistic's own;
+    the first column when none are named) are always shown, the others in their order while
+    they fit, and a note names those left out (--wide shows them)."""
     if fmt != "table":
         console.file.write(render(result, fmt))
         return
-    table = Table(title=Text(title) if title else None, title_justify="left", show_lines=False)
-    if fold:
-        # A person reads this on a screen: lighter rules and headers that wrap between words.
-        table.box = box.SIMPLE_HEAD
     names = result.column_names
     numeric = [
         pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
@@ -261,61 +262,76 @@ def print_result(
     hidden = {index[c] for pair in intervals.values() for c in pair}
     shown = [i for i in range(len(names)) if i not in hidden]
     columns = [result.column(i).to_pylist() for i in range(result.num_columns)]
-    rows: list[list[Text]] = []
-    for r in range(result.num_rows):
-        cells = []
+    cells: dict[int, list[str]] = {}
+    for i in shown:
+        texts = [cell_text(v) for v in columns[i]]
+        if names[i] in intervals:
+            lo, hi = (columns[index[c]] for c in intervals[names[i]])
+            texts = [
+                f"{t} [{cell_text(a)}, {cell_text(b)}]" if t and (a, b) != (None, None) else t
+                for t, a, b in zip(texts, lo, hi, strict=True)
+            ]
+        cells[i] = texts
+    headers = {i: f"{names[i]} [lo, hi]" if names[i] in intervals else names[i] for i in shown}
+    table = Table(title=Text(title) if title else None, title_justify="left", show_lines=False)
+    left_out: list[int] = []
+    widths: dict[int, int] = {}
+    if fold:
+        # A person reads this on a screen: lighter rules, headers that wrap between words,
+        # every cell on one line (a text cell too long for the screen ends in an ellipsis).
+        table.box = box.SIMPLE_HEAD
+        table.pad_edge = False
+        table.collapse_padding = True
         for i in shown:
-            text = cell_text(columns[i][r])
-            if names[i] in intervals and text:
-                lo, hi = intervals[names[i]]
-                low, high = cell_text(columns[index[lo]][r]), cell_text(columns[index[hi]][r])
-                text = f"{text} [{low}, {high}]"
-            cells.append(Text(text))
-        rows.append(cells)
-    headers = [f"{names[i]} [lo, hi]" if names[i] in intervals else names[i] for i in shown]
-    least = [0] * len(shown)
-    for n, i in enumerate(shown):
-        if fold:
-            # On a screen, headers wrap between words, never inside one.
-            texts = [headers[n].replace("_", " ")] + [str(r[n]) for r in rows]
-            least[n] = max(len(w) for t in texts for w in t.split() or [""])
-            if names[i] in intervals:
-                # "0.512 [0.401, 0.620]" broken over two lines reads as two numbers.
-                least[n] = max([least[n], *(len(str(r[n])) for r in rows)])
+            words = headers[i].replace("_", " ").split()
+            widths[i] = max([*(len(w) for w in words), *(len(t) for t in cells[i]), 1])
+            if not numeric[i] and names[i] not in intervals:
+                widths[i] = max(min(widths[i], _TEXT_WIDTH), *(len(w) for w in words))
+        shown, left_out = _fitting(shown, widths, _key_columns(names, shown, keys), console.width)
+    for i in shown:
         table.add_column(
-            Text(headers[n].replace("_", " ") if fold else headers[n]),
+            # The header wraps between words even where the column's cells do not wrap.
+            Text(headers[i].replace("_", " ") if fold else headers[i], no_wrap=False),
             justify="right" if numeric[i] else "left",
-            overflow="fold",
-            no_wrap=fold and names[i] in intervals,
-            min_width=least[n] or None,
+            overflow="ellipsis" if fold else "fold",
+            no_wrap=fold and not numeric[i] and names[i] not in intervals,
+            width=widths.get(i),
         )
-    for cells in rows:
-        table.add_row(*cells)
-    if fold and 1 + sum(w + 3 for w in least) > console.width:
-        # Too many columns for this screen even folded: one block of `name  value` lines per
-        # row (as psql's expanded display), which fits any width.
-        _print_expanded(console, title, [Text(h) for h in headers], rows)
-        return
+    for r in range(result.num_rows):
+        table.add_row(*(Text(cells[i][r]) for i in shown))
     console.print(table)
     if result.num_rows == 0:
         console.print("(no rows)")
+    if left_out:
+        more = ", ".join(headers[i] for i in left_out)
+        console.print(Text(f"{plural(len(left_out), 'more column')} with --wide: {more}"))
 
 
-def _print_expanded(
-    console: Console,
-    title: str | None,
-    headers: list[Text],
-    rows: list[list[Text]],
-) -> None:
-    if title:
-        console.print(Text(title))
-    for n, cells in enumerate(rows, start=1):
-        console.print(Text(f"-[ row {n} ]" + "-" * 20, style="dim"))
-        grid = Table.grid(padding=(0, 2))
-        grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")
-        for header, cell in zip(headers, cells, strict=True):
-            grid.add_row(header, cell)
-        console.print(grid)
-    if not rows:
-        console.print("(no rows)")
+#: The widest a text column is drawn on a screen (a long name or play ends in an ellipsis).
+_TEXT_WIDTH = 32
+
+
+def _key_columns(names: Sequence[str], shown: Sequence[int], keys: Sequence[str]) -> set[int]:
+    """The shown columns (by position) that a table always keeps: those `keys` names (a rate
+    with its interval folded in keeps its name), else the first."""
+    chosen = {i for i in shown if names[i] in keys}
+    return chosen or set(shown[:1])
+
+
+def _fitting(
+    shown: list[int], widths: dict[int, int], keep: set[int], width: int
+) -> tuple[list[int], list[int]]:
+    """The columns to draw, in their order, and those left out: every kept one (those on the
+    right left out too if even they are too wide, the first never), then the others from the
+    left while the table still fits `width` (a column costs its width and the two spaces
+    before it; the rule's edges one each side)."""
+    kept = sorted(keep)
+    while len(kept) > 1 and 2 + sum(widths[i] for i in kept) + 2 * (len(kept) - 1) > width:
+        kept.pop()
+    used = 2 + sum(widths[i] for i in kept) + 2 * (len(kept) - 1)
+    drawn = set(kept)
+    for i in shown:
+        if i not in drawn and used + 2 + widths[i] <= width:
+            drawn.add(i)
+            used += 2 + widths[i]
+    return [i for i in shown if i in drawn], [i for i in shown if i not in drawn]

@@ -83,6 +83,9 @@ class Statistic:
     params: tuple[Param, ...] = ()
     #: Whose side a row counts, which is all that `--player` keeps ("": no sides).
     side: str = ""
+    #: The columns a terminal always shows (a rate with its interval); the others while the
+    #: screen has room, all of them with --wide, piped or as CSV and JSON.
+    columns: tuple[str, ...] = ()
 
     @property
     def help(self) -> str:
@@ -129,6 +132,7 @@ _ALL = (
         "record",
         (_MIN_GAMES,),
         side="the opening mover's games",
+        columns=("roll", "games", "win_rate", "gammon_rate"),
     ),
     Statistic(
         "opening-plays",
@@ -142,6 +146,7 @@ _ALL = (
             _MIN_GAMES,
         ),
         side="the opening mover's games",
+        columns=("era", "roll", "play", "games", "share"),
     ),
     Statistic(
         "opening-outcomes",
@@ -151,6 +156,7 @@ _ALL = (
         "record",
         (_MIN_GAMES,),
         side="the opening mover's games",
+        columns=("roll", "play", "games", "win_rate", "points_per_game"),
     ),
     Statistic(
         "reply-plays",
@@ -173,6 +179,7 @@ _ALL = (
             _MIN_GAMES,
         ),
         side="the replier's games",
+        columns=("opening_roll", "opening_play", "reply_roll", "reply_play", "games", "share"),
     ),
     Statistic(
         "first-mover",
@@ -183,6 +190,7 @@ _ALL = (
         "(game 1 decides them); `note` says so.",
         "record",
         side="the opening mover's games; the match columns, game 1's winner's matches",
+        columns=("length", "games", "mover_win_rate", "matches", "game1_match_rate"),
     ),
     Statistic(
         "match-equity",
@@ -194,6 +202,7 @@ _ALL = (
         "record",
         (_MIN_N, Param("max_away", "max_away", int, 25, "largest away score shown", low=1)),
         side="the player's own side (nothing mirrored)",
+        columns=("away_me", "away_opp", "phase", "n", "mwc", "published"),
     ),
     Statistic(
         "cube-rates",
@@ -201,10 +210,12 @@ _ALL = (
         "Cube rates by score",
         "By away-away score and kind of offer (initial double, redouble, beaver, raccoon): "
         "offers, take, drop and beaver rates of the answered ones, and the offering side's win "
-        "rate once it was accepted (CI). A beaver is neither a double nor a take.",
+        "rate once it was accepted (CI); the 'all' row counts every offer. A beaver is neither a "
+        "double nor a take.",
         "record",
         (_LENGTH, _MIN_N),
         side="the offering side's offers",
+        columns=("away_doubler", "away_taker", "kind", "offers", "take_rate", "drop_rate"),
     ),
     Statistic(
         "cube-timing",
@@ -216,6 +227,7 @@ _ALL = (
         "record",
         (_LENGTH,),
         side="the first doubles the player made, over every allowed game of their matches",
+        columns=("move_no", "first_doubles", "games", "share", "cumulative_share"),
     ),
     Statistic(
         "take-outcomes",
@@ -227,6 +239,7 @@ _ALL = (
         "record",
         (_MIN_N,),
         side="the taker's accepted offers",
+        columns=("cube_offered", "accepted", "doubler_win_rate", "recube_rate"),
     ),
     Statistic(
         "gammon-by-cube",
@@ -236,6 +249,7 @@ _ALL = (
         "the rest (CI).",
         "record",
         side="the games the player won",
+        columns=("final_cube", "games", "drop_rate", "gammon_rate"),
     ),
     Statistic(
         "gammon-by-score",
@@ -247,6 +261,7 @@ _ALL = (
         "record",
         (_MIN_N,),
         side="the player's own side (nothing mirrored)",
+        columns=("away_me", "away_opp", "phase", "games", "gammon_rate"),
     ),
     Statistic(
         "race-takes",
@@ -269,6 +284,7 @@ _ALL = (
             _MIN_N,
         ),
         side="the taker's race doubles",
+        columns=("deficit_pct", "deficit_pct_to", "doubles", "take_rate", "taker_win_rate"),
     ),
     Statistic(
         "dice",
@@ -287,6 +303,7 @@ _ALL = (
             ),
         ),
         side="the player's own rolls",
+        columns=("roll", "n", "freq", "expected_freq", "chi2", "p_value"),
     ),
     Statistic(
         "findings",
@@ -295,6 +312,7 @@ _ALL = (
         "Validation findings by severity and code: how many in the stored matches and whole "
         "files, how many in duplicate copies (counted apart), in how many files and matches.",
         "record",
+        columns=("severity", "code", "findings", "files", "matches", "description"),
     ),
     Statistic(
         "player",
@@ -308,6 +326,7 @@ _ALL = (
             Param("name", "for_player", str, None, "only this player", convert=_player_key),
             Param("min_matches", "min_matches", int, 1, "leave out players with fewer matches"),
         ),
+        columns=("player", "matches", "match_win_rate", "games", "game_win_rate"),
     ),
 )
 

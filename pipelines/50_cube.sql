@@ -9,19 +9,23 @@
 -- for_length: one match length (0 = money), NULL: all.
 CREATE OR REPLACE MACRO bg_cube_rates_by_score(for_length := NULL, min_n := 1) AS TABLE
 WITH c AS (
-    SELECT *
-    FROM doubler_offers
-    WHERE for_length IS NULL OR match_length = for_length
-),
-agg AS (
     SELECT
-        away_doubler,
-        away_taker,
+        *,
         CASE
             WHEN offer <> 'double' THEN offer
             WHEN is_redouble THEN 'redouble'
             ELSE 'initial'
-        END AS kind,
+        END AS kind
+    FROM doubler_offers
+    WHERE for_length IS NULL OR match_length = for_length
+),
+agg AS (
+    -- Per score and kind, and one 'all' row over every offer (its rates are over every
+    -- answered offer, not an average of the rows' rates).
+    SELECT
+        away_doubler,
+        away_taker,
+        CASE WHEN grouping(kind) = 1 THEN 'all' ELSE kind END AS kind,
         count(*) AS offers,
         count(*) FILTER (WHERE response IN ('take', 'drop', 'beaver', 'raccoon')) AS answered,
         count(*) FILTER (WHERE response = 'take') AS takes,
@@ -34,7 +38,7 @@ agg AS (
             WHERE response IN ('take', 'beaver', 'raccoon') AND doubler_won
         ) AS doubler_wins
     FROM c
-    GROUP BY ALL
+    GROUP BY GROUPING SETS ((away_doubler, away_taker, kind), ())
 )
 SELECT
     away_doubler,
@@ -58,7 +62,7 @@ SELECT
     wilson_hi(doubler_wins, accepted_done) AS doubler_win_hi
 FROM agg
 WHERE offers >= min_n
-ORDER BY away_doubler NULLS LAST, away_taker,
+ORDER BY kind = 'all', away_doubler NULLS LAST, away_taker,
     list_position(['initial', 'redouble', 'beaver', 'raccoon'], kind);
 
 -- Games in which a double was allowed: not the Crawford game, not a 1-point match (no cube

@@ -91,7 +91,10 @@ def test_validate_reports_like_a_compiler(files: dict[str, Path]) -> None:
     assert lines[i + 1] == "      1) 42: 24/18 13/11             41: 6/5* 24/20"
     assert lines[i + 2] == "         ^"
     assert any(line.startswith("legal plays: ") for line in lines)
-    assert lines[-1] == "1 file, 1 match: 1 error, 0 warnings, 0 unreadable"
+    assert (
+        lines[-1]
+        == "1 file, 1 match: 1 error, 0 warnings; 1 match with errors, 0 with warnings only"
+    )
 
 
 def test_validate_json_and_exit_codes(files: dict[str, Path]) -> None:
@@ -159,7 +162,10 @@ def test_validate_reads_archives_and_compressed_files(tmp_path: Path) -> None:
         line.startswith(f"{folder}/cut.mat.gz:1:1: error: S016 cannot decompress (gz)")
         for line in lines
     )
-    assert lines[-1] == "4 files, 3 matches: 1 error, 0 warnings, 1 unreadable"
+    assert lines[-1] == (
+        "4 files, 3 matches: 2 errors (1 of them an unreadable input), 0 warnings; "
+        "1 match with errors, 0 with warnings only"
+    )
     parsed = runner.invoke(app, ["parse", str(folder / "club.zip")])
     assert parsed.exit_code == 0
     assert [line.split(":")[0] for line in parsed.stdout.splitlines()] == [

@@ -100,7 +100,9 @@ def test_validate_text_prints_odd_names_escaped_one_line_per_finding(tmp_path: P
     assert sorted(h.split(":5:6: error: P001 ")[0] for h in heads) == sorted(
         label for label, want in expected.items() if want == b"P001"
     )
-    assert lines[-1] == "6 files, 6 matches: 4 errors, 0 warnings, 0 unreadable"
+    assert lines[-1] == (
+        "6 files, 6 matches: 4 errors, 0 warnings; 4 matches with errors, 0 with warnings only"
+    )
 
 
 def test_validate_json_is_valid_utf8_json_for_odd_names(tmp_path: Path) -> None:

@@ -72,4 +72,7 @@ def test_every_command_sees_the_inputs_import_records(tmp_path: Path) -> None:
     assert sorted(done + failed) == sorted(inputs)
 
     text = runner.invoke(app, ["validate", str(top)])
-    assert text.stdout.endswith("5 files, 3 matches: 0 errors, 0 warnings, 2 unreadable\n")
+    assert text.stdout.endswith(
+        "5 files, 3 matches: 2 errors (2 of them unreadable inputs), 0 warnings; "
+        "0 matches with errors, 0 with warnings only\n"
+    )

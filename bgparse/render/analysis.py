@@ -259,7 +259,12 @@ def _section(con: duckdb.DuckDBPyConnection, section: Section) -> _Rendered:
     ]
     sample = None
     if section.sample and rows and section.sample in rows[0]:
-        counted = [r for r in rows if r.get("roll") != "total" and r.get("length") != "all"]
+        # Not the summary rows (dice's total, first-mover's and cube-rates' all): no count twice.
+        counted = [
+            r
+            for r in rows
+            if r.get("roll") != "total" and r.get("length") != "all" and r.get("kind") != "all"
+        ]
         sample = sum(int(r[section.sample] or 0) for r in counted)
     return _Rendered(
         name=stat.name,

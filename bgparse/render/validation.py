@@ -87,6 +87,16 @@ class FileView:
     reason: str | None = None
 
 
+#: How a match's or a file's verdict reads on the page: "errors" is a count of findings
+#: everywhere, so a match is "with errors".
+VERDICT_WORDS = {
+    "errors": "with errors",
+    "warnings": "with warnings only",
+    "clean": "clean",
+    "unreadable": "unreadable",
+}
+
+
 def _verdict(severities: list[str]) -> str:
     if "error" in severities:
         return "errors"
@@ -229,26 +239,28 @@ class ValidationReport:
         )
 
     def summary(self) -> dict[str, int]:
-        """Counts for the command's closing line: files, matches, findings by severity,
-        unreadable inputs, and matches with an error."""
+        """The counts of the command's closing line and of the page's summary, in the words
+        docs/FINDINGS.md defines: files, matches, error and warning findings (an unreadable
+        input's one finding among the errors), unreadable inputs, matches with errors and
+        matches with warnings only."""
         self.end_file()
         severities = Counter[str]()
         for (_, severity), n in self.codes.items():
             severities[severity] += n
-        unreadable = sum(1 for f in self.files if f.verdict == "unreadable")
+        verdicts = Counter(m.verdict for f in self.files for m in f.matches)
         return {
             "files": len(self.files),
             "matches": sum(len(f.matches) for f in self.files),
-            "errors": severities["error"] - unreadable,
+            "errors": severities["error"],
             "warnings": severities["warning"],
-            "unreadable": unreadable,
-            "error_matches": sum(1 for f in self.files for m in f.matches if m.verdict == "errors"),
+            "unreadable": sum(1 for f in self.files if f.verdict == "unreadable"),
+            "error_matches": verdicts["errors"],
+            "warning_matches": verdicts["warnings"],
         }
 
     def render(self, title: str = "bgparse validation report") -> str:
-        self.end_file()
-        verdicts = Counter(f.verdict for f in self.files)
-        matches = sum(len(f.matches) for f in self.files)
+        totals = self.summary()
+        matches = totals["matches"]
         by_code = [
             {
                 "code": code,
@@ -274,7 +286,9 @@ class ValidationReport:
                 files=self.files,
                 matches=ordered,
                 n_matches=matches,
-                verdicts=verdicts,
+                totals=totals,
+                clean_matches=matches - totals["error_matches"] - totals["warning_matches"],
+                verdict_words=VERDICT_WORDS,
                 by_code=by_code,
                 severity_counts=severity_counts,
                 unreadable=[f for f in self.files if f.verdict == "unreadable"],

@@ -63,7 +63,8 @@ def test_report_of_an_illegal_play(folder: Path, tmp_path: Path) -> None:
     assert result.exit_code == 1
     # Counted nouns as in validate's text summary (issue 11: "1 file(s)" was left here).
     assert result.output == (
-        f"1 file, 1 match: 1 error, 0 warnings, 0 unreadable; report written to {out}\n"
+        "1 file, 1 match: 1 error, 0 warnings; 1 match with errors, 0 with warnings only; "
+        f"report written to {out}\n"
     )
     page = out.read_text(encoding="utf-8")
     path = str(folder / "illegal.mat")
@@ -94,7 +95,9 @@ def test_clean_matches_have_no_boards_and_names_are_escaped(folder: Path) -> Non
     assert "bg-board" not in page
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert result.stderr == "1 file, 1 match: 0 errors, 0 warnings, 0 unreadable\n"
+    assert result.stderr == (
+        "1 file, 1 match: 0 errors, 0 warnings; 0 matches with errors, 0 with warnings only\n"
+    )
 
 
 def test_report_is_self_contained(folder: Path) -> None:
@@ -119,8 +122,14 @@ def test_summary_lists_verdicts_and_unreadable_inputs(folder: Path, tmp_path: Pa
     assert result.exit_code == 2
     page = out.read_text(encoding="utf-8")
     assert "<b>3</b> files" in page and "<b>2</b> matches" in page
-    for verdict, n in (("clean", 1), ("errors", 1), ("unreadable", 1)):
-        assert f'<div class="card verdict-{verdict}"><b>{n}</b> {verdict}</div>' in page
+    # Counts of matches say "matches with errors"; "errors" counts findings (docs/FINDINGS.md).
+    for verdict, text in (
+        ("clean", "<b>1</b> clean"),
+        ("errors", "<b>1</b> match with errors"),
+        ("errors", "<b>2</b> errors"),  # the illegal play and the binary file's S002
+        ("unreadable", "<b>1</b> unreadable input"),
+    ):
+        assert f'<div class="card verdict-{verdict}">{text}</div>' in page
     assert "<h3>Unreadable inputs</h3>" in page
     assert "S002" in page
 

@@ -138,7 +138,8 @@ def test_a_fifo_named_says_what_it_is_and_the_rest_goes_on(tmp_path: Path) -> No
     assert val.exit_code == 2  # unreadable input
     assert val.stdout.splitlines() == [
         f"{fifo}:1:1: error: S016 {why}",
-        "2 files, 1 match: 0 errors, 0 warnings, 1 unreadable",
+        "2 files, 1 match: 1 error (1 of them an unreadable input), 0 warnings; "
+        "0 matches with errors, 0 with warnings only",
     ]
     parsed = runner.invoke(app, ["parse", str(fifo), str(good)])
     assert parsed.exit_code == 2  # unreadable input, as for validate
@@ -255,7 +256,7 @@ def test_counts_of_one_are_singular(tmp_path: Path) -> None:
     val = runner.invoke(app, ["validate", str(only)])
     assert val.stdout.splitlines()[-2:] == [
         f"{only}: Alice vs Bob, 3-point match, 1 game, final score 0-1",
-        "1 file, 1 match: 0 errors, 0 warnings, 0 unreadable",
+        "1 file, 1 match: 0 errors, 0 warnings; 0 matches with errors, 0 with warnings only",
     ]
     imp = runner.invoke(app, ["import", str(only), "-d", str(tmp_path / "d")])
     assert imp.stdout.startswith(

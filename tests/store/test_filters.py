@@ -114,9 +114,11 @@ def test_sided_statistics_count_only_the_players_side(data: Path) -> None:
 
 def test_statistics_with_their_own_length_use_the_filter(data: Path) -> None:
     # cube-rates had --length before the filters: the one option now does both.
-    all_doubles = sum(r["offers"] for r in stat(data, "cube-rates"))
-    three = sum(r["offers"] for r in stat(data, "cube-rates", "--length", "3"))
-    five = sum(r["offers"] for r in stat(data, "cube-rates", "--length", "5"))
+    def offers(*args: str) -> int:
+        [whole] = [r for r in stat(data, "cube-rates", *args) if r["kind"] == "all"]
+        return int(whole["offers"])
+
+    all_doubles, three, five = offers(), offers("--length", "3"), offers("--length", "5")
     assert (all_doubles, three, five) == (4, 3, 1)
 
 
@@ -213,10 +215,10 @@ def test_cube_rates_and_timing_are_the_doublers(data: Path) -> None:
         rows = stat(data, "cube-rates", "--player", player)
         return Counter({r["kind"]: r["offers"] for r in rows})
 
-    assert offers("Alice") == Counter({"initial": 1})
-    assert offers("Dave") == Counter({"redouble": 1})
+    assert offers("Alice") == Counter({"initial": 1, "all": 1})
+    assert offers("Dave") == Counter({"redouble": 1, "all": 1})
     assert stat(data, "cube-rates", "--player", "Bob") == []
-    carol = stat(data, "cube-rates", "--player", "Carol")
+    carol = [r for r in stat(data, "cube-rates", "--player", "Carol") if r["kind"] != "all"]
     assert sum(r["takes"] for r in carol) == sum(r["drops"] for r in carol) == 1
     # Carol made the first double of M2G1 and M2G3, each on her second turn, in M2's three
     # games where a double was allowed; Dave made no first double.

@@ -237,8 +237,11 @@ def test_a_page_or_board_written_to_a_full_disk_leaves_no_file(
             f.write(b"\0" * 65536)
             f.flush()
     page, board = mount.path / "report.html", mount.path / "board.svg"
+    lines, jsonl = mount.path / "findings.txt", mount.path / "findings.json"
     for args, out in (
         (["validate", str(record), "-f", "html", "-o", str(page)], page),
+        (["validate", str(record), "-o", str(lines)], lines),
+        (["validate", str(record), "-o", str(jsonl)], jsonl),
         (["show", f"{record}:1:1", "-f", "svg", "-o", str(board)], board),
     ):
         result = CliRunner().invoke(cli, args)

@@ -215,6 +215,7 @@ def test_beavers_are_counted_as_beavers_not_doubles(tmp_path: Path) -> None:
         ("initial", 1, 0, 0, 1, 0),
         ("beaver", 1, 0, 0, 1, 1),
         ("raccoon", 2, 1, 0, 1, 1),
+        ("all", 4, 1, 0, 3, 2),
     ]
     # Each accepted offer at its own level; Bob (the offering side at 4 and 16) won 16.
     levels = [

@@ -193,10 +193,13 @@ def test_cube_rates_by_score(con: duckdb.DuckDBPyConnection) -> None:
         (2, 2, "redouble", 1, 1, 0, 1, 1.0),
         (3, 3, "initial", 1, 0, 1, 0, None),
         (5, 5, "initial", 1, 1, 0, 1, 1.0),
+        # Every offer: 3 of the 4 taken, 2 of the 3 accepted won by the offering side.
+        (None, None, "all", 4, 3, 1, 2, 0.66667),
     ]
     r = rows(con, "cube-rates")[2]
     assert pick(r, "drop_rate", "drop_lo", "drop_hi", "take_rate") == (1.0, *W11, 0.0)
-    assert len(rows(con, "cube-rates", length=3)) == 3
+    assert pick(rows(con, "cube-rates")[4], "take_rate", "drop_rate") == (0.75, 0.25)
+    assert len(rows(con, "cube-rates", length=3)) == 3 + 1
 
 
 def test_cube_timing(con: duckdb.DuckDBPyConnection) -> None:

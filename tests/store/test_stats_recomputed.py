@@ -477,13 +477,16 @@ def test_cube_rates(matches: list[MatchFacts], dataset: Path) -> None:
     tally: dict[tuple[Any, ...], Counter[str]] = defaultdict(Counter)
     for g, _, o in all_offers(matches):
         kind = o.offer if o.offer != "double" else "redouble" if o.is_redouble else "initial"
-        t = tally[away(g, o.doubler), away(g, 1 - o.doubler), kind]
-        t["offers"] += 1
-        t["answered"] += o.response != "none"
-        t[o.response] += 1
-        accepted = o.response in ("take", "beaver", "raccoon")
-        t["done"] += accepted and g.winner is not None
-        t["wins"] += accepted and g.winner == o.doubler
+        # Each offer counts in its score's row and in the 'all' row, which is tallied from
+        # the offers themselves: its rates are over every answered offer, not the rows'.
+        for key in ((away(g, o.doubler), away(g, 1 - o.doubler), kind), (None, None, "all")):
+            t = tally[key]
+            t["offers"] += 1
+            t["answered"] += o.response != "none"
+            t[o.response] += 1
+            accepted = o.response in ("take", "beaver", "raccoon")
+            t["done"] += accepted and g.winner is not None
+            t["wins"] += accepted and g.winner == o.doubler
     want = {
         key: {
             "offers": t["offers"],
@@ -500,7 +503,15 @@ def test_cube_rates(matches: list[MatchFacts], dataset: Path) -> None:
     }
     got = {(r["away_doubler"], r["away_taker"], r["kind"]): r for r in stats(dataset, "cube-rates")}
     same(got, want)
-    assert {k[2] for k in want} >= {"initial", "redouble", "beaver", "raccoon"}
+    assert {k[2] for k in want} >= {"initial", "redouble", "beaver", "raccoon", "all"}
+    # The 'all' row is not the rows' sum of rates: recomputed from the other rows' counts.
+    rows = [r for k, r in got.items() if k[2] != "all"]
+    whole = got[None, None, "all"]
+    assert whole["offers"] == sum(r["offers"] for r in rows)
+    assert whole["takes"] == sum(r["takes"] for r in rows)
+    answered = sum(r["takes"] + r["drops"] + r["beavers"] for r in rows)
+    assert whole["take_rate"] == pytest.approx(whole["takes"] / answered, abs=1e-12)
+    assert whole["doubler_wins"] == sum(r["doubler_wins"] for r in rows)
 
 
 def test_cube_timing(matches: list[MatchFacts], dataset: Path) -> None:
