@@ -109,7 +109,7 @@ def test_an_illegal_play_stands_under_the_swedish_finnish_and_dutch_rules(
     assert (code, _play_finding(out)) == (
         0,
         _PLAY.format(path=path, sev="warning", stands=stands)
-        + "1 file, 1 match: 0 errors, 1 warning, 0 unreadable\n",
+        + "1 file, 1 match: 0 errors, 1 warning; 0 matches with errors, 1 with warnings only\n",
     )
 
 
@@ -122,7 +122,7 @@ def test_an_illegal_play_is_an_error_under_the_standard_and_danish_rules(
     assert (code, _play_finding(out)) == (
         1,
         _PLAY.format(path=path, sev="error", stands="")
-        + "1 file, 1 match: 1 error, 0 warnings, 0 unreadable\n",
+        + "1 file, 1 match: 1 error, 0 warnings; 1 match with errors, 0 with warnings only\n",
     )
 
 
@@ -130,7 +130,7 @@ def test_an_opening_double_is_legal_only_under_the_danish_rules(tmp_path: Path) 
     path = _write(tmp_path, "opening.mat", OPENING_DOUBLE)
     assert _validate("--rules", "danish", str(path)) == (
         0,
-        "1 file, 1 match: 0 errors, 0 warnings, 0 unreadable\n",
+        "1 file, 1 match: 0 errors, 0 warnings; 0 matches with errors, 0 with warnings only\n",
     )
     for name in ("standard", "swedish", "finnish", "dutch"):
         assert _validate("--rules", name, str(path)) == (
@@ -139,7 +139,7 @@ def test_an_opening_double_is_legal_only_under_the_danish_rules(tmp_path: Path) 
             "the two different opening dice\n"
             "      1) 33: 8/5(2) 6/3(2)              64: 24/18 13/9\n"
             "         ^\n"
-            "1 file, 1 match: 1 error, 0 warnings, 0 unreadable\n",
+            "1 file, 1 match: 1 error, 0 warnings; 1 match with errors, 0 with warnings only\n",
         ), name
 
 
@@ -149,7 +149,7 @@ def test_the_danish_rules_refuse_a_redouble_of_a_cube_that_decides_the_match(
     path = _write(tmp_path, "redoubled.mat", REDOUBLED)
     assert _validate("--rules", "standard", str(path)) == (
         0,
-        "1 file, 1 match: 0 errors, 0 warnings, 0 unreadable\n",
+        "1 file, 1 match: 0 errors, 0 warnings; 0 matches with errors, 0 with warnings only\n",
     )
     assert _validate("--rules", "danish", str(path)) == (
         1,
@@ -157,7 +157,7 @@ def test_the_danish_rules_refuse_a_redouble_of_a_cube_that_decides_the_match(
         "3-point match at 0-0 with any win [dead-cube]\n"
         "      4)  Doubles => 8                  Takes\n"
         "          ^\n"
-        "1 file, 1 match: 1 error, 0 warnings, 0 unreadable\n",
+        "1 file, 1 match: 1 error, 0 warnings; 1 match with errors, 0 with warnings only\n",
     )
 
 
@@ -171,7 +171,7 @@ def test_a_profile_that_states_the_crawford_rule_does_not_call_it_assumed(tmp_pa
     # An option given as well wins over the profile's.
     assert _validate("--rules", "swedish", "--no-crawford", str(path)) == (
         0,
-        "1 file, 1 match: 0 errors, 0 warnings, 0 unreadable\n",
+        "1 file, 1 match: 0 errors, 0 warnings; 0 matches with errors, 0 with warnings only\n",
     )
 
 

@@ -145,7 +145,7 @@ def test_a_single_game_gam_file_is_read_as_money_play_with_a_warning(tmp_path: P
         "     Alice                          Bob\n"
         "     ^\n"
         f"{path}: Alice vs Bob, money session, 1 game, final score 2-0\n"
-        "1 file, 1 match: 0 errors, 1 warning, 0 unreadable\n",
+        "1 file, 1 match: 0 errors, 1 warning; 0 matches with errors, 1 with warnings only\n",
     )
     [record] = (
         json.loads(line)
