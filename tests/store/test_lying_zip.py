@@ -231,7 +231,10 @@ def test_import_stores_every_member_and_quarantines_the_lying_archive(tmp_path: 
     assert result.exit_code == 2, result.output  # an unreadable input
     lines = result.stdout.splitlines()
     assert f"{path}:1:1: error: S016 {reason}" in lines
-    assert lines[-1] == "13 files, 12 matches: 1 error (1 of them an unreadable input), 0 warnings; 0 matches with errors, 0 with warnings only"
+    assert (
+        lines[-1]
+        == "13 files, 12 matches: 1 error (1 of them an unreadable input), 0 warnings; 0 matches with errors, 0 with warnings only"
+    )
 
     data = tmp_path / "data"
     result = invoke("import", str(path), "-d", str(data), "-w", "1", "--no-progress")
