@@ -21,7 +21,8 @@ FILTERED = ("matches", "games", "turns", "cube_actions", "findings")
 #: The views of `pipelines/10_views.sql` whose rows each belong to one side (`me`): under a
 #: player filter they keep only the player's side. game_sides: match-equity, gammon-by-score;
 #: opening_games: the opening mover; reply_games: the replier; won_games: the game's winner;
-#: doubler_offers / taker_offers: the side making / answering an offer; roller_turns: the roller.
+#: doubler_offers / taker_offers: the side making / answering an offer; roller_turns: the roller;
+#: match_sides: a match from a side (matches, head-to-head).
 SIDED = (
     "game_sides",
     "opening_games",
@@ -30,6 +31,7 @@ SIDED = (
     "doubler_offers",
     "taker_offers",
     "roller_turns",
+    "match_sides",
 )
 
 

@@ -289,6 +289,26 @@ _ALL = (
         side="the player's own rolls",
     ),
     Statistic(
+        "matches",
+        "bg_player_matches",
+        "Matches",
+        "One row per match and side: date, player, opponent, length, the final score from "
+        "that side, the result (won, lost, unfinished; money for a session), games, error and "
+        "warning findings, event and file. With --player: the player's matches.",
+        "record",
+        side="the player's side: one row per match",
+    ),
+    Statistic(
+        "head-to-head",
+        "bg_head_to_head",
+        "Head to head",
+        "Per player and opponent: matches, wins and losses (win rate of the decided matches, "
+        "CI), undecided (unfinished or money), points won and lost (final scores summed), "
+        "first and last date. With --player: the player's record against each opponent.",
+        "record",
+        side="the player's side: one row per opponent",
+    ),
+    Statistic(
         "findings",
         "bg_findings_summary",
         "Findings summary",
