@@ -367,6 +367,14 @@ _SubDataOption = Annotated[
 ]
 
 
+def _print_notes(con: Any, filters: Any) -> None:
+    """What the filters left out that the table cannot say, one line each on stderr."""
+    from bgparse.filter_notes import filter_notes
+
+    for note in filter_notes(con, filters):
+        typer.echo(f"bgparse: note: {note}", err=True)
+
+
 def _stats_command(stat: Statistic) -> Any:
     def command(ctx: typer.Context, **values: Any) -> None:
         from bgparse.cli_filters import filters_from
@@ -387,6 +395,7 @@ def _stats_command(stat: Statistic) -> Any:
         stat.arguments(values)
         con = connect(data, filters)
         result = stat.run(con, values)
+        _print_notes(con, filters)
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"

@@ -14,6 +14,7 @@ import duckdb
 from markupsafe import Markup
 
 from bgparse import __version__
+from bgparse.filter_notes import filter_notes
 from bgparse.filters import Filters
 from bgparse.query import cell_text, run
 from bgparse.render import charts
@@ -295,6 +296,7 @@ def analysis_report(
         .render(
             title=title or "bgparse analysis report",
             filters=filters.describe() if filters else "",
+            notes=filter_notes(con, filters),
             matches=totals["matches"],
             games=totals["games"],
             valid=totals["valid"],

@@ -54,7 +54,7 @@ def report(data: Path, tmp_path: Path, *args: str) -> str:
     out = tmp_path / "report.html"
     result = runner.invoke(app, ["report", "--data", str(data), "--out", str(out), *args])
     assert result.exit_code == 0, result.output
-    assert result.output == f"report written to {out}\n"
+    assert result.stdout == f"report written to {out}\n"
     return out.read_text(encoding="utf-8")
 
 
