@@ -116,7 +116,10 @@ def test_the_report_says_the_same_on_stderr_and_on_its_page(data: Path, tmp_path
     result = runner.invoke(app, [*args, "--until", "2020-12-31"])
     assert result.stderr == "bgparse: note: --until left out 1 undated match (of 4 matches)\n"
     page = out.read_text(encoding="utf-8")
-    assert '<p class="meta note">Note: --until left out 1 undated match (of 4 matches).</p>' in page
+    summary = page[page.index('<section id="summary">') :].split("</section>")[0]
+    assert '<p class="meta note">Note: --until left out 1 undated match (of 4 matches).</p>' in (
+        summary
+    )
 
 
 def test_folded_and_near_names() -> None:
