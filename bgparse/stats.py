@@ -294,9 +294,9 @@ _ALL = (
         "Matches",
         "One row per match and side: date, player, opponent, length, the final score from "
         "that side, the result (won, lost, unfinished; money for a session), games, error and "
-        "warning findings, event and file. With --player: the player's matches.",
+        "warning findings, event and file.",
         "record",
-        side="the player's side: one row per match",
+        side="the player's side: their matches, one row each",
     ),
     Statistic(
         "head-to-head",
@@ -304,9 +304,9 @@ _ALL = (
         "Head to head",
         "Per player and opponent: matches, wins and losses (win rate of the decided matches, "
         "CI), undecided (unfinished or money), points won and lost (final scores summed), "
-        "first and last date. With --player: the player's record against each opponent.",
+        "first and last date.",
         "record",
-        side="the player's side: one row per opponent",
+        side="the player's side: their record against each opponent",
     ),
     Statistic(
         "findings",
