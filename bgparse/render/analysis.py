@@ -57,6 +57,8 @@ class Section:
     sample: str | None
     chart: Callable[[Rows], str | None] | None
     caption: str
+    #: Only in a report of one player (--player): a listing that is every match otherwise.
+    player_only: bool = False
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -238,6 +240,20 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section("player", "matches", None, "Per player: matches and games won, gammons, cube use."),
     Section(
+        "head-to-head",
+        "matches",
+        None,
+        "The player's record against each opponent.",
+        player_only=True,
+    ),
+    Section(
+        "matches",
+        "games",
+        None,
+        "The player's matches: opponent, final score, result and findings.",
+        player_only=True,
+    ),
+    Section(
         "findings",
         "findings",
         lambda rows: charts.bars(rows, "code", [("findings", "findings")], ylabel="findings"),
@@ -337,7 +353,12 @@ def analysis_report(
         "count(*) FILTER (WHERE is_valid) AS valid, min(match_date) AS first, "
         "max(match_date) AS last FROM matches",
     ).to_pylist()
-    sections = [_section(con, s, filters) for s in SECTIONS if s.statistic in STATISTICS]
+    one_player = filters is not None and filters.player is not None
+    sections = [
+        _section(con, s, filters)
+        for s in SECTIONS
+        if s.statistic in STATISTICS and (one_player or not s.player_only)
+    ]
     return (
         environment()
         .get_template("analysis.html.j2")

@@ -14,7 +14,9 @@ from typer.testing import CliRunner
 from bgparse.cli import app
 from bgparse.filters import Filters
 from bgparse.ingest import ImportOptions, run_import
+from bgparse.query import connect
 from bgparse.render import analysis, charts
+from bgparse.stats import STATISTICS
 
 from .conftest import write_inputs
 from .factories import double, drop, fake_verify, game, match, roll, take
@@ -24,12 +26,21 @@ PLAYERS = 130  # 260 player rows: past SHOWN
 
 
 def _long_match(k: int) -> dict[str, object]:
-    """A 25-point match: Bob doubles in every game and Alice drops, so Bob's away score runs
-    from 25 down to 2 against Alice's 25; the last game (Bob 1-away: Crawford) Alice wins."""
+    """A 25-point match. k = 0: Bob doubles in every game and Alice drops, so Bob's away
+    score runs from 25 down to 2 against Alice's 25; the last game (Bob 1-away: Crawford)
+    Alice wins, and the record stops at 24-1. Otherwise: that first game only, with a reply
+    of its own (four more matches, not copies), so 25-away/25-away has 5 doubles and every
+    other score 1."""
     games = [
-        game(roll(0, "31", "8/5 6/5"), double(1), drop(0), winner=1, end="drop") for _ in range(24)
-    ]
-    games.append(game(roll(0, "31", "8/5 6/5"), roll(1, "42", "8/4 6/4"), winner=0))
+        game(roll(0, "31", "8/5 6/5"), roll(1, ["42", "53", "64", "62", "51"][k], "13/9"),
+             double(1), drop(0), winner=1, end="drop")
+    ]  # fmt: skip
+    if k == 0:
+        games += [
+            game(roll(0, "31", "8/5 6/5"), double(1), drop(0), winner=1, end="drop")
+            for _ in range(23)
+        ]
+        games.append(game(roll(0, "31", "8/5 6/5"), roll(1, "42", "8/4 6/4"), winner=0))
     return match(*games, players=("Alice", "Bob"), length=25, date=f"2020-01-{k + 1:02d}")
 
 
@@ -44,7 +55,6 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         for i in range(PLAYERS)
     }
-    # Bob's double at 25-away/25-away five times (one match each); once at every other score.
     specs |= {f"long{k}.json": _long_match(k) for k in range(5)}
     run_import([write_inputs(base / "in", specs)], base / "data", ImportOptions(workers=1),
                verify=fake_verify)  # fmt: skip
@@ -104,6 +114,13 @@ def test_the_cube_heatmap_draws_every_away_score(data: Path, tmp_path: Path) -> 
     # One double at every score but 25-away/25-away: grey, as the legend and caption say.
     assert f"fewer than {analysis.FEW} answered doubles" in svg
     assert f"grey ones fewer than {analysis.FEW} answered" in cube
+    rows = [r for r in STATISTICS["cube-rates"].run(connect(data)).to_pylist()
+            if r["kind"] == "initial" and r["away_taker"] == 25]  # fmt: skip
+    cells, thin = charts.heat_cells(
+        rows, "away_taker", "away_doubler", "take_rate", count=analysis._answered, few=5
+    )
+    assert cells == {(25, 25): 0.0}  # five doubles, all dropped
+    assert thin == {(away, 25) for away in range(2, 25)}
 
 
 def test_heat_cells_paint_only_enough_cases() -> None:
@@ -119,3 +136,19 @@ def test_heat_cells_paint_only_enough_cases() -> None:
     # Without a count every cell with a value is painted.
     cells, thin = charts.heat_cells(rows, "a", "b", "rate")
     assert set(cells) == {(25, 25), (25, 24), (40, 3)} and thin == set()
+
+
+def test_a_players_report_lists_their_matches_and_opponents(data: Path, tmp_path: Path) -> None:
+    html = page(data, tmp_path, "--player", "alice")
+    # Alice's five 25-point matches against Bob, all unfinished: 25 games and four of 1.
+    versus = section(html, "head-to-head")
+    assert "<td>Alice</td><td>Bob</td>" in versus.replace('<td class="num">', "<td>")
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", versus)
+    assert cells[:6] == ["Alice", "Bob", "5", "0", "0", "5"]
+    listing = section(html, "matches")
+    assert listing.count("<tr><td") == 5
+    assert "Sample: 29 games." in listing
+    # Without --player the listing of every match stays out of the page.
+    assert 'id="matches"' not in page(data, tmp_path) and 'id="head-to-head"' not in page(
+        data, tmp_path
+    )
