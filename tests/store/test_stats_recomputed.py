@@ -8,7 +8,9 @@ score before each game, winner, points, how it ended, the Crawford game, the fin
 the board before every action as a GNU Position ID) and a small tally here: its own cube state,
 its own Position ID decoder, its own Wilson interval and χ² tail. The findings statistic is
 recomputed from `bgparse validate --format json` over one-change files of
-`../shared/corpus/gnubg-illegal`, which does not read the dataset either.
+`../shared/corpus/gnubg-illegal`, which does not read the dataset either; the matches and
+head-to-head listings from GNU's final scores and winners, the records' `EventDate` tags and
+`validate`'s findings of each sample file.
 
 The slice: the 30 GNU Backgammon matches of gnubg-sample (1- to 25-point matches and money
 sessions, with beavers, raccoons, Jacoby sessions, resignations and drops).
