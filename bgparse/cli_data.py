@@ -396,6 +396,13 @@ def _stats_command(stat: Statistic) -> Any:
         con = connect(data, filters)
         result = stat.run(con, values)
         _print_notes(con, filters)
+        if filters.player is None and values.get("name"):
+            # player --name NAME: the statistic's own name option, noted as --player is.
+            from bgparse.filter_notes import name_note
+
+            note = name_note(con, values["name"], "--name", "bg_all_" if filters else "")
+            if note:
+                typer.echo(f"bgparse: note: {note}", err=True)
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"

@@ -13,7 +13,7 @@ import duckdb
 from bgparse.filters import Filters, player_key
 from bgparse.rules.wording import plural
 
-__all__ = ["filter_notes", "folded", "near_names"]
+__all__ = ["filter_notes", "folded", "name_note", "near_names"]
 
 #: How many near names a note offers, and how close (difflib's ratio) a name must be.
 _NEAR = 5
@@ -45,21 +45,29 @@ def near_names(wanted: str, names: list[str]) -> list[str]:
     return picked[:_NEAR]
 
 
-def _player_note(con: duckdb.DuckDBPyConnection, filters: Filters, prefix: str) -> str | None:
-    if filters.player is None:
-        return None
-    key = player_key(filters.player)
+def name_note(
+    con: duckdb.DuckDBPyConnection, name: str, option: str, prefix: str = ""
+) -> str | None:
+    """A note when `name` (given as `option`) is no stored player of `{prefix}matches`, with
+    the names near it; None when it is one (in any case and spacing)."""
+    key = player_key(name)
     rows = con.execute(
         f"SELECT player0 AS name, player0_key AS key FROM {prefix}matches "
         f"UNION SELECT player1, player1_key FROM {prefix}matches"
     ).fetchall()
     if any(k == key for _, k in rows):
         return None
-    near = near_names(filters.player, [n for n, _ in rows if n is not None])
-    said = f'--player "{filters.player}" matches no player of the dataset'
+    near = near_names(name, [n for n, _ in rows if n is not None])
+    said = f'{option} "{name}" matches no player of the dataset'
     if near:
         return f"{said}; near names: " + ", ".join(f'"{n}"' for n in near)
     return f"{said} ('bgparse stats player' lists them)"
+
+
+def _player_note(con: duckdb.DuckDBPyConnection, filters: Filters, prefix: str) -> str | None:
+    if filters.player is None:
+        return None
+    return name_note(con, filters.player, "--player", prefix)
 
 
 def _undated_note(con: duckdb.DuckDBPyConnection, filters: Filters, prefix: str) -> str | None:

@@ -128,3 +128,14 @@ def test_folded_and_near_names() -> None:
     names = ["Kévin UNGER", "Kevin Ungerer", "Alice", "Bob"]
     assert near_names("kevin unger", names) == ["Kévin UNGER", "Kevin Ungerer"]
     assert near_names("Zed", names) == []
+
+
+def test_the_player_statistics_own_name_option_is_noted_too(data: Path) -> None:
+    code, out, err = stats(data, "player", "--name", "Kevin UNGER")
+    assert (code, out.count("\n")) == (0, 1)
+    assert err == (
+        'bgparse: note: --name "Kevin UNGER" matches no player of the dataset; '
+        'near names: "Kévin UNGER"\n'
+    )
+    code, out, err = stats(data, "player", "--name", "kévin unger", "--length", "5")
+    assert (code, err, out.count("\n")) == (0, "", 2)
