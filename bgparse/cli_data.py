@@ -367,12 +367,17 @@ _SubDataOption = Annotated[
 ]
 
 
-def _print_notes(con: Any, filters: Any) -> None:
-    """What the filters left out that the table cannot say, one line each on stderr."""
-    from bgparse.filter_notes import filter_notes
+def _print_notes(con: Any, filters: Any, name: str | None) -> None:
+    """What the filters left out that the table cannot say, one line each on stderr; and a
+    `player --name` that is no stored player, noted as --player is."""
+    from bgparse.filter_notes import filter_notes, name_note
 
-    for note in filter_notes(con, filters):
-        typer.echo(f"bgparse: note: {note}", err=True)
+    notes: list[str | None] = list(filter_notes(con, filters))
+    if filters.player is None and name:
+        notes.append(name_note(con, name, "--name", "bg_all_" if filters else ""))
+    for note in notes:
+        if note:
+            typer.echo(f"bgparse: note: {note}", err=True)
 
 
 def _stats_command(stat: Statistic) -> Any:
@@ -395,14 +400,7 @@ def _stats_command(stat: Statistic) -> Any:
         stat.arguments(values)
         con = connect(data, filters)
         result = stat.run(con, values)
-        _print_notes(con, filters)
-        if filters.player is None and values.get("name"):
-            # player --name NAME: the statistic's own name option, noted as --player is.
-            from bgparse.filter_notes import name_note
-
-            note = name_note(con, values["name"], "--name", "bg_all_" if filters else "")
-            if note:
-                typer.echo(f"bgparse: note: {note}", err=True)
+        _print_notes(con, filters, values.get("name"))
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"
