@@ -430,6 +430,19 @@ _SubDataOption = Annotated[
 ]
 
 
+def _print_notes(con: Any, filters: Any, name: str | None) -> None:
+    """What the filters left out that the table cannot say, one line each on stderr; and a
+    `player --name` that is no stored player, noted as --player is."""
+    from bgparse.filter_notes import filter_notes, name_note
+
+    notes: list[str | None] = list(filter_notes(con, filters))
+    if filters.player is None and name:
+        notes.append(name_note(con, name, "--name", "bg_all_" if filters else ""))
+    for note in notes:
+        if note:
+            typer.echo(f"bgparse: note: {note}", err=True)
+
+
 def _stats_command(stat: Statistic) -> Any:
     def command(ctx: typer.Context, **values: Any) -> None:
         from bgparse.cli_filters import filters_from
@@ -450,6 +463,7 @@ def _stats_command(stat: Statistic) -> Any:
         stat.arguments(values)
         con = connect(data, filters)
         result = stat.run(con, values)
+        _print_notes(con, filters, values.get("name"))
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"

@@ -143,7 +143,11 @@ def report_command(**values: Any) -> None:
     data: Path = values.pop("data")
     title: str | None = values.pop("title")
     chosen = filters_from(values)
+    from bgparse.filter_notes import filter_notes
+
     con = connect(data, chosen)
+    for note in filter_notes(con, chosen):
+        typer.echo(f"bgparse: note: {note}", err=True)
     page = analysis_report(con, chosen, title=title)
     _write(page, out)
     typer.echo(f"report written to {display_path(out)}")

@@ -21,7 +21,8 @@ FILTERED = ("matches", "games", "turns", "cube_actions", "findings")
 #: The views of `pipelines/10_views.sql` whose rows each belong to one side (`me`): under a
 #: player filter they keep only the player's side. game_sides: match-equity, gammon-by-score;
 #: opening_games: the opening mover; reply_games: the replier; won_games: the game's winner;
-#: doubler_offers / taker_offers: the side making / answering an offer; roller_turns: the roller.
+#: doubler_offers / taker_offers: the side making / answering an offer; roller_turns: the roller;
+#: match_sides: a match from a side (matches, head-to-head).
 SIDED = (
     "game_sides",
     "opening_games",
@@ -30,7 +31,18 @@ SIDED = (
     "doubler_offers",
     "taker_offers",
     "roller_turns",
+    "match_sides",
 )
+
+
+#: The selection of `Filters.install`, over `m` (a match) and `f` (bg_filter): every filter but
+#: the dates, and the dates (which leave undated matches out).
+_KEEP = """(f.player_key IS NULL OR f.player_key IN (m.player0_key, m.player1_key))
+              AND (f.match_length IS NULL OR m.match_length = f.match_length)
+              AND (f.source IS NULL OR m.source = f.source)
+              AND (NOT f.valid_only OR m.is_valid)"""
+_IN_PERIOD = """(f.since IS NULL OR m.match_date >= f.since)
+              AND (f.until IS NULL OR m.match_date <= f.until)"""
 
 
 def player_key(name: str) -> str:
@@ -101,12 +113,7 @@ class Filters:
             CREATE TEMP TABLE bg_selected AS
             SELECT m.match_uid
             FROM {prefix}matches AS m, bg_filter AS f
-            WHERE (f.player_key IS NULL OR f.player_key IN (m.player0_key, m.player1_key))
-              AND (f.since IS NULL OR m.match_date >= f.since)
-              AND (f.until IS NULL OR m.match_date <= f.until)
-              AND (f.match_length IS NULL OR m.match_length = f.match_length)
-              AND (f.source IS NULL OR m.source = f.source)
-              AND (NOT f.valid_only OR m.is_valid)
+            WHERE {_KEEP} AND {_IN_PERIOD}
             """
         )
         for table in FILTERED:
@@ -114,6 +121,20 @@ class Filters:
                 f"CREATE VIEW {table} AS SELECT * FROM {prefix}{table} "
                 "WHERE match_uid IN (SELECT match_uid FROM bg_selected)"
             )
+
+    def undated_left_out(self, con: duckdb.DuckDBPyConnection, prefix: str) -> tuple[int, int]:
+        """(undated matches that --since/--until left out, matches the other filters keep),
+        over `{prefix}matches` once `install` has run; (0, 0) without a date filter."""
+        if self.since is None and self.until is None:
+            return 0, 0
+        [(undated, kept)] = con.execute(
+            f"""
+            SELECT count(*) FILTER (WHERE m.match_date IS NULL), count(*)
+            FROM {prefix}matches AS m, bg_filter AS f
+            WHERE {_KEEP}
+            """
+        ).fetchall()
+        return int(undated), int(kept)
 
     def install_sides(self, con: duckdb.DuckDBPyConnection) -> None:
         """With a player, each view of SIDED (rows with `me`, the side whose statistic a row

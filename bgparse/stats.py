@@ -306,6 +306,26 @@ _ALL = (
         columns=("roll", "n", "freq", "expected_freq", "chi2", "p_value"),
     ),
     Statistic(
+        "matches",
+        "bg_player_matches",
+        "Matches",
+        "One row per match and side: date, player, opponent, length, the final score from "
+        "that side, the result (won, lost, unfinished; money for a session), games, error and "
+        "warning findings, event and file.",
+        "record",
+        side="the player's side: their matches, one row each",
+    ),
+    Statistic(
+        "head-to-head",
+        "bg_head_to_head",
+        "Head to head",
+        "Per player and opponent: matches, wins and losses (win rate of the decided matches, "
+        "CI), undecided (unfinished or money), points won and lost (final scores summed), "
+        "first and last date.",
+        "record",
+        side="the player's side: their record against each opponent",
+    ),
+    Statistic(
         "findings",
         "bg_findings_summary",
         "Findings summary",

@@ -80,6 +80,8 @@ cs AS (
     JOIN cube_actions AS c ON c.match_uid = p.match_uid AND c.offer = 'double'
     GROUP BY p.player_key
 )
+-- A player whose matches had no double has no `cs` row: a count of 0, a rate of 0 over its
+-- games (empty only when the denominator is 0, as every rate).
 SELECT
     ms.name AS player,
     ms.matches,
@@ -95,7 +97,7 @@ SELECT
     coalesce(gs.gammons_won, 0) AS gammons_won,
     coalesce(gs.gammons_lost, 0) AS gammons_lost,
     coalesce(cs.doubles, 0) AS doubles,
-    ratio(cs.doubles, gs.games) AS doubles_per_game,
+    ratio(coalesce(cs.doubles, 0), gs.games) AS doubles_per_game,
     coalesce(cs.doubled, 0) AS doubled,
     coalesce(cs.takes, 0) AS takes,
     ratio(cs.takes, cs.doubled) AS take_rate,

@@ -6,6 +6,7 @@ columns are there."""
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,16 +15,30 @@ import duckdb
 from markupsafe import Markup
 
 from bgparse import __version__
+from bgparse.filter_notes import filter_notes
 from bgparse.filters import Filters
 from bgparse.query import cell_text, run
 from bgparse.render import charts
 from bgparse.render.html import environment
 from bgparse.stats import STATISTICS
 
-__all__ = ["SECTIONS", "Section", "analysis_report"]
+__all__ = ["ALL_ROWS", "FEW", "SECTIONS", "SHOWN", "Section", "analysis_report", "command_for"]
 
 Rows = list[dict[str, Any]]
 _CI = "Bars are Wilson 95% confidence intervals: where the true rate lies, 19 times in 20."
+
+
+#: A heatmap cell with fewer cases than this is grey, not painted as a rate.
+FEW = 5
+
+#: A table shows its first SHOWN rows, the rest up to ALL_ROWS in a folded part; past that,
+#: the page names the command that lists them (a page for 10,000 matches stays small).
+SHOWN = 200
+ALL_ROWS = 1000
+
+
+def _answered(row: dict[str, Any]) -> int:
+    return sum(int(row.get(c) or 0) for c in ("takes", "drops", "beavers"))
 
 
 def _where(rows: Rows, column: str, value: Any) -> Rows:
@@ -42,7 +57,8 @@ class Section:
     sample: str | None
     chart: Callable[[Rows], str | None] | None
     caption: str
-    max_rows: int = 200
+    #: Only in a report of one player (--player): a listing that is every match otherwise.
+    player_only: bool = False
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -110,9 +126,13 @@ SECTIONS: tuple[Section, ...] = (
             "away_doubler",
             "take_rate",
             label="take rate",
+            count=_answered,
+            few=FEW,
+            few_label=f"fewer than {FEW} answered doubles",
         ),
         "Take rate of initial doubles by away-away score (doubler's away score down, "
-        "taker's across); blank cells had no double.",
+        f"taker's across); blank cells had no double, grey ones fewer than {FEW} answered: "
+        "too few to paint a rate (one double would paint 0% or 100%; the table has them).",
     ),
     Section(
         "match-equity",
@@ -124,10 +144,14 @@ SECTIONS: tuple[Section, ...] = (
             "diff",
             label="empirical minus published",
             diverging=True,
+            count=lambda r: int(r["n"] or 0),
+            few=FEW,
+            few_label=f"fewer than {FEW} games",
         ),
         "Empirical match winning chances minus the published Kazaross-XG2 table, before "
         "Crawford (blue: the side won more often than the table says). Small samples "
-        "swing widely: see each cell's interval in the table.",
+        f"swing widely: grey cells had fewer than {FEW} games; see each cell's interval in "
+        "the table.",
     ),
     Section(
         "cube-timing",
@@ -180,10 +204,13 @@ SECTIONS: tuple[Section, ...] = (
             "away_me",
             "gammon_rate",
             label="gammons per game",
+            count=lambda r: int(r["games"] or 0),
+            few=FEW,
+            few_label=f"fewer than {FEW} games",
         ),
         "How often a game ended in a gammon (either side), by away-away score before "
-        "Crawford; the table splits them into won and lost, except at equal scores, where "
-        "each game is counted from both sides.",
+        f"Crawford (grey: fewer than {FEW} games); the table splits them into won and lost, "
+        "except at equal scores, where each game is counted from both sides.",
     ),
     Section(
         "race-takes",
@@ -213,6 +240,20 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section("player", "matches", None, "Per player: matches and games won, gammons, cube use."),
     Section(
+        "head-to-head",
+        "matches",
+        None,
+        "The player's record against each opponent.",
+        player_only=True,
+    ),
+    Section(
+        "matches",
+        "games",
+        None,
+        "The player's matches: opponent, final score, result and findings.",
+        player_only=True,
+    ),
+    Section(
         "findings",
         "findings",
         lambda rows: charts.bars(rows, "code", [("findings", "findings")], ylabel="findings"),
@@ -230,6 +271,8 @@ class _Rendered:
     chart: Markup | None
     columns: list[str]
     rows: list[list[str]]
+    more_rows: list[list[str]]  # past the first SHOWN, up to ALL_ROWS: folded
+    command: str  # what lists every row
     numeric: list[bool]
     total_rows: int
     sample: int | None
@@ -246,7 +289,27 @@ def _dice_verdict(rows: Rows) -> str | None:
     return f"χ² = {float(total['chi2']):.2f}, p = {p:.3f}: {fair} (at the 1% level)."
 
 
-def _section(con: duckdb.DuckDBPyConnection, section: Section) -> _Rendered:
+def command_for(name: str, filters: Filters | None) -> str:
+    """The command that lists statistic `name` under `filters`, every row, as CSV."""
+    words = ["bgparse", "stats", name]
+    if filters:
+        for option, value in (
+            ("--player", filters.player),
+            ("--since", filters.since.isoformat() if filters.since else None),
+            ("--until", filters.until.isoformat() if filters.until else None),
+            ("--length", None if filters.length is None else str(filters.length)),
+            ("--source", filters.source),
+        ):
+            if value is not None:
+                words += [option, value]
+        if filters.valid_only:
+            words.append("--valid-only")
+    return shlex.join([*words, "--format", "csv"])
+
+
+def _section(
+    con: duckdb.DuckDBPyConnection, section: Section, filters: Filters | None = None
+) -> _Rendered:
     stat = STATISTICS[section.statistic]
     table = stat.run(con)
     rows: Rows = table.to_pylist()
@@ -273,7 +336,9 @@ def _section(con: duckdb.DuckDBPyConnection, section: Section) -> _Rendered:
         caption=section.caption,
         chart=Markup(chart) if chart else None,
         columns=list(table.column_names),
-        rows=[[cell_text(v) for v in r.values()] for r in rows[: section.max_rows]],
+        rows=[[cell_text(v) for v in r.values()] for r in rows[:SHOWN]],
+        more_rows=[[cell_text(v) for v in r.values()] for r in rows[SHOWN:ALL_ROWS]],
+        command=command_for(stat.name, filters),
         numeric=numeric,
         total_rows=len(rows),
         sample=sample,
@@ -293,13 +358,19 @@ def analysis_report(
         "count(*) FILTER (WHERE is_valid) AS valid, min(match_date) AS first, "
         "max(match_date) AS last FROM matches",
     ).to_pylist()
-    sections = [_section(con, s) for s in SECTIONS if s.statistic in STATISTICS]
+    one_player = filters is not None and filters.player is not None
+    sections = [
+        _section(con, s, filters)
+        for s in SECTIONS
+        if s.statistic in STATISTICS and (one_player or not s.player_only)
+    ]
     return (
         environment()
         .get_template("analysis.html.j2")
         .render(
             title=title or "bgparse analysis report",
             filters=filters.describe() if filters else "",
+            notes=filter_notes(con, filters),
             matches=totals["matches"],
             games=totals["games"],
             valid=totals["valid"],

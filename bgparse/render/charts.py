@@ -13,17 +13,18 @@ import io
 import itertools
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["bars", "heatmap", "intervals"]
+__all__ = ["bars", "heat_cells", "heatmap", "intervals"]
 
 Rows = Sequence[dict[str, Any]]
 
 _INK = "#1d1d1f"
 _ACCENT = "#1f5fbf"
 _SECOND = "#c26a1d"
+_FEW = "#d4d4d4"  # a heatmap cell with too few cases to paint
 _ids = itertools.count(1)
 
 
@@ -138,6 +139,30 @@ def intervals(
         return _svg(fig)
 
 
+def heat_cells(
+    rows: Rows,
+    x: str,
+    y: str,
+    value: str,
+    *,
+    count: Callable[[dict[str, Any]], int] | None = None,
+    few: int = 0,
+) -> tuple[dict[tuple[int, int], float], set[tuple[int, int]]]:
+    """The cells a heatmap paints, by (y, x) from 1: every positive integer pair with a value,
+    however far the away scores go; and those whose `count` (the rate's denominator) is under
+    `few`, too few cases to paint a rate (one offer would paint a full 0% or 100%)."""
+    cells: dict[tuple[int, int], float] = {}
+    thin: set[tuple[int, int]] = set()
+    for r in rows:
+        xv, yv, v = r[x], r[y], _num(r[value])
+        if isinstance(xv, int) and isinstance(yv, int) and xv >= 1 and yv >= 1:
+            if count is not None and count(r) < few:
+                thin.add((yv, xv))
+            elif v is not None:
+                cells[(yv, xv)] = v
+    return cells, thin - set(cells)
+
+
 def heatmap(
     rows: Rows,
     x: str,
@@ -146,32 +171,46 @@ def heatmap(
     *,
     label: str,
     diverging: bool = False,
-    limit: int = 15,
+    count: Callable[[dict[str, Any]], int] | None = None,
+    few: int = 0,
+    few_label: str = "",
 ) -> str | None:
-    """`value` on a grid of `y` (rows) by `x` (columns), both small integers such as
-    away scores up to `limit`; cells without data stay blank. `diverging` centres the
-    colours on zero (a difference)."""
+    """`value` on a grid of `y` (rows) by `x` (columns), both small integers such as away
+    scores, up to the largest with data; cells without data stay blank, cells with fewer than
+    `few` cases by `count` are grey, labelled `few_label` in the legend. `diverging` centres
+    the colours on zero (a difference)."""
     if not _has(rows, x, y, value):
         return None
-    cells = {}
-    for r in rows:
-        xv, yv, v = r[x], r[y], _num(r[value])
-        inside = isinstance(xv, int) and isinstance(yv, int) and 1 <= xv <= limit >= yv >= 1
-        if inside and v is not None:
-            cells[(yv, xv)] = v
-    if not cells:
+    cells, thin = heat_cells(rows, x, y, value, count=count, few=few)
+    if not cells and not thin:
         return None
-    n = max(max(k) for k in cells)
+    n = max(max(k) for k in [*cells, *thin])
     grid = [[cells.get((i, j), math.nan) for j in range(1, n + 1)] for i in range(1, n + 1)]
+    side = min(5.2 + max(n - 15, 0) * 0.12, 8.0)
     with _style():
-        fig = _figure(6.2, 5.2)
+        from matplotlib.colors import ListedColormap
+        from matplotlib.patches import Patch
+
+        fig = _figure(side + 1.0, side)
         ax = fig.add_subplot()
         if diverging:
-            top = max(abs(v) for v in cells.values()) or 1.0
+            top = max((abs(v) for v in cells.values()), default=1.0) or 1.0
             image = ax.imshow(grid, cmap="RdBu", vmin=-top, vmax=top, origin="upper")
         else:
             image = ax.imshow(grid, cmap="viridis", vmin=0, vmax=1, origin="upper")
-        ticks = list(range(n))
+        if thin:
+            marks = [[1.0 if (i, j) in thin else math.nan for j in range(1, n + 1)]
+                     for i in range(1, n + 1)]  # fmt: skip
+            ax.imshow(marks, cmap=ListedColormap([_FEW]), vmin=0, vmax=1, origin="upper")
+            ax.legend(
+                handles=[Patch(facecolor=_FEW, edgecolor="#888888", label=few_label)],
+                loc="upper center",
+                bbox_to_anchor=(0.5, -0.1),
+                frameon=False,
+                fontsize=8,
+            )
+        step = 1 if n <= 25 else 5
+        ticks = [t for t in range(n) if (t + 1) % step == 0 or t == 0]
         ax.set_xticks(ticks, [str(t + 1) for t in ticks])
         ax.set_yticks(ticks, [str(t + 1) for t in ticks])
         ax.set_xlabel(f"{x.replace('_', ' ')}")

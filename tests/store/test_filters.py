@@ -51,7 +51,7 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def stat(data: Path, name: str, *args: str) -> list[dict[str, Any]]:
     result = runner.invoke(app, ["stats", name, "--data", str(data), "-f", "json", *args])
     assert result.exit_code == 0, result.output
-    rows: list[dict[str, Any]] = json.loads(result.output)
+    rows: list[dict[str, Any]] = json.loads(result.stdout)
     return rows
 
 
@@ -288,6 +288,8 @@ def test_gammon_by_cube_is_the_winners(data: Path) -> None:
         ("race-takes", "doubles", None),
         ("dice", "n", "total"),
         ("gammon-by-cube", "games", None),
+        ("matches", "games", None),
+        ("head-to-head", "matches", None),
     ],
 )
 def test_the_players_sides_add_up_to_the_whole(

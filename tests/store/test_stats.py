@@ -15,6 +15,7 @@ Wilson 95% bounds used below (z = 1.96, z² = 3.8416), by hand:
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 from typing import Any
 
@@ -306,11 +307,40 @@ def test_player_profile(con: duckdb.DuckDBPyConnection) -> None:
     assert [r["player"] for r in rows(con, "player", min_matches=2)] == ["Alice", "Dave"]
 
 
+def test_matches(con: duckdb.DuckDBPyConnection) -> None:
+    got = [pick(r, "date", "player", "opponent", "length", "score", "opponent_score", "result",
+                "games", "errors", "warnings") for r in rows(con, "matches")]  # fmt: skip
+    d1, d2 = dt.date(2019, 6, 1), dt.date(2020, 2, 2)
+    # Each match from both sides, by player then date (undated last).
+    assert got == [
+        (d1, "Alice", "Bob", "5", 5, 0, "won", 2, 1, 1),  # M1: a P001 error, an N002 warning
+        (None, "Alice", "Dave", "money", 3, 0, "money", 1, 0, 0),  # a backgammon: 3 points
+        (d1, "Bob", "Alice", "5", 0, 5, "lost", 2, 1, 1),
+        (d2, "Carol", "Dave", "3", 1, 5, "lost", 3, 0, 0),
+        (d2, "Dave", "Carol", "3", 5, 1, "won", 3, 0, 0),
+        (None, "Dave", "Alice", "money", 0, 3, "money", 1, 0, 0),
+    ]
+
+
+def test_head_to_head(con: duckdb.DuckDBPyConnection) -> None:
+    got = [pick(r, "player", "opponent", "matches", "wins", "losses", "undecided", "win_rate",
+                "points_won", "points_lost") for r in rows(con, "head-to-head")]  # fmt: skip
+    assert got == [
+        ("Alice", "Bob", 1, 1, 0, 0, 1.0, 5, 0),
+        ("Alice", "Dave", 1, 0, 0, 1, None, 3, 0),  # a money session: neither won nor lost
+        ("Bob", "Alice", 1, 0, 1, 0, 0.0, 0, 5),
+        ("Carol", "Dave", 1, 0, 1, 0, 0.0, 1, 5),
+        ("Dave", "Alice", 1, 0, 0, 1, None, 0, 3),
+        ("Dave", "Carol", 1, 1, 0, 0, 1.0, 5, 1),
+    ]
+
+
 def test_every_statistic_has_a_test_here() -> None:
     tested = {
         "opening-rolls", "opening-plays", "opening-outcomes", "reply-plays", "first-mover",
         "match-equity", "cube-rates", "cube-timing", "take-outcomes", "gammon-by-cube",
-        "gammon-by-score", "race-takes", "dice", "findings", "player",
+        "gammon-by-score", "race-takes", "dice", "findings", "player", "matches",
+        "head-to-head",
     }  # fmt: skip
     assert set(STATISTICS) == tested
 

@@ -8,7 +8,9 @@ score before each game, winner, points, how it ended, the Crawford game, the fin
 the board before every action as a GNU Position ID) and a small tally here: its own cube state,
 its own Position ID decoder, its own Wilson interval and χ² tail. The findings statistic is
 recomputed from `bgparse validate --format json` over one-change files of
-`../shared/corpus/gnubg-illegal`, which does not read the dataset either.
+`../shared/corpus/gnubg-illegal`, which does not read the dataset either; the matches and
+head-to-head listings from GNU's final scores and winners, the records' `EventDate` tags and
+`validate`'s findings of each sample file.
 
 The slice: the 30 GNU Backgammon matches of gnubg-sample (1- to 25-point matches and money
 sessions, with beavers, raccoons, Jacoby sessions, resignations and drops).
@@ -713,6 +715,98 @@ def test_player(matches: list[MatchFacts], dataset: Path) -> None:
         for key, t in tally.items()
     }
     same({r["player"]: r for r in stats(dataset, "player")}, want)
+
+
+def _listing() -> list[dict[str, Any]]:
+    """Each sample match as a listing row would give it, from GNU's reading (players, length,
+    final score, winner), the record's `EventDate` tag and `validate`'s findings."""
+    rows = []
+    for path in SAMPLE:
+        truth = load_truth(path)
+        [record] = read_path(path)
+        written = record.tag("EventDate")
+        date = written.replace(".", "-") if written else None
+        out = runner.invoke(app, ["validate", str(path), "--format", "json"])
+        [report] = [json.loads(line) for line in out.stdout.splitlines()]
+        severities = Counter(f["severity"] for f in report.get("findings", []))
+        rows.append(
+            {
+                "players": truth["players"],
+                "length": truth["match_length"],
+                "score": truth["final_score"],
+                "winner": truth["match_winner"],
+                "games": truth["n_games"],
+                "date": date,
+                "errors": severities["error"],
+                "warnings": severities["warning"],
+                "file": path.name,
+            }
+        )
+    return rows
+
+
+def _result(m: dict[str, Any], me: int) -> str:
+    if m["length"] == 0:
+        return "money"
+    if m["winner"] is None:
+        return "unfinished"
+    return "won" if m["winner"] == me else "lost"
+
+
+def test_matches(dataset: Path) -> None:
+    want = {}
+    for m in _listing():
+        for me in (0, 1):
+            want[m["file"], m["players"][me]] = {
+                "date": m["date"],
+                "player": m["players"][me],
+                "opponent": m["players"][1 - me],
+                "length": str(m["length"]) if m["length"] else "money",
+                "score": m["score"][me],
+                "opponent_score": m["score"][1 - me],
+                "result": _result(m, me),
+                "games": m["games"],
+                "errors": m["errors"],
+                "warnings": m["warnings"],
+            }
+    rows = stats(dataset, "matches")
+    assert len(rows) == len(want)
+    same({(Path(r["file"]).name, r["player"]): r for r in rows}, want)
+    # Under --player: that player's side only, one row per match.
+    name = max(_key(p) for m in _listing() for p in m["players"])
+    mine = stats(dataset, "matches", "--player", name)
+    assert mine and all(_key(r["player"]) == name for r in mine)
+    assert len(mine) == sum(_key(p) == name for m in _listing() for p in m["players"])
+
+
+def test_head_to_head(dataset: Path) -> None:
+    tally: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    names: dict[str, str] = {}
+    for m in _listing():
+        for me in (0, 1):
+            mine, theirs = m["players"][me], m["players"][1 - me]
+            for n in (mine, theirs):
+                names[_key(n)] = min(names.get(_key(n), n), n)
+            t = tally[_key(mine), _key(theirs)]
+            t["matches"] += 1
+            outcome = _result(m, me)
+            t["wins"] += outcome == "won"
+            t["losses"] += outcome == "lost"
+            t["points_won"] += m["score"][me]
+            t["points_lost"] += m["score"][1 - me]
+    want = {
+        (names[a], names[b]): {
+            "matches": t["matches"],
+            "wins": t["wins"],
+            "losses": t["losses"],
+            "undecided": t["matches"] - t["wins"] - t["losses"],
+            "points_won": t["points_won"],
+            "points_lost": t["points_lost"],
+            **with_ci("win", t["wins"], t["wins"] + t["losses"]),
+        }
+        for (a, b), t in tally.items()
+    }
+    same({(r["player"], r["opponent"]): r for r in stats(dataset, "head-to-head")}, want)
 
 
 def _illegal_files() -> list[Path]:
