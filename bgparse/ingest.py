@@ -897,26 +897,21 @@ class _Importer:
     def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
         """A unit whose worker wrote its rows as parts: kept for the merge as they are, unless
         the unit holds a match already stored (by an earlier unit or import; rare): then its
-        parts are read back, those matches' rows dropped, the rest written here, and the parts
-        left out of the merge (they go with the staging folder)."""
+        parts are read back, those matches' rows dropped (their findings kept, marked
+        `in_duplicate`: `_Drop`, as `unit` does), the rest written here, and the parts left out
+        of the merge (they go with the staging folder)."""
         known = self.uids.known(m.uid for f in res.files for m in f.matches if not m.repeat)
         metas, settled, dropped = self.contents(metas, res.files)
-        drop_uids = known | dropped[0]
-        if drop_uids or dropped[1]:
-            value_set = pa.array(list(drop_uids), type=pa.binary(16))
-            shas = pa.array(list(dropped[1]), type=pa.string())
+        drop = _Drop.of(known, dropped)
         for part in res.parts:
-            if not drop_uids and not dropped[1]:
+            if drop is None:
                 key = (part.table, part.source, part.year)
                 self.merges.setdefault(key, [])  # the partitions' order, for the commit
                 self.parts.setdefault(key, []).append((part.rel, part.index))
                 self.part_rows[key] = self.part_rows.get(key, 0) + part.rows
                 continue
             for batch in read_part(target, part).to_batches():
-                keep = pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
-                if dropped[1] and "file_sha256" in batch.schema.names:
-                    keep = pc.and_(keep, _not_from(batch, shas))
-                self.tx.add(part.table, batch.filter(keep), part.source, part.year)
+                self.tx.add(part.table, drop.apply(part.table, batch), part.source, part.year)
             # The part's file stays (it holds the unit's other partitions too): it is never
             # merged, and goes with the staging folder.
         for meta, f, first in zip(metas, res.files, settled, strict=True):
@@ -960,32 +955,9 @@ class _Importer:
         import) lose their rows here; repeats within the unit were dropped by the worker."""
         known = self.uids.known(m.uid for f in res.files for m in f.matches if not m.repeat)
         metas, settled, dropped = self.contents(metas, res.files)
-        tables = res.batches()
-        if dropped[1]:
-            # A copy of a content settled before (by this import or an earlier one): none of
-            # its rows, its findings included, as if it had not been read.
-            shas = pa.array(list(dropped[1]), type=pa.string())
-            tables = {
-                key: batch.filter(_not_from(batch, shas))
-                if "file_sha256" in batch.schema.names
-                else batch
-                for key, batch in tables.items()
-            }
-        if known or dropped[0]:
-            value_set = pa.array(list(known), type=pa.binary(16))
-            all_set = pa.array(list(known | dropped[0]), type=pa.binary(16))
-            tables = {
-                key: (
-                    _mark_duplicates(batch, value_set)
-                    if key[0] == "findings"
-                    else batch.filter(
-                        pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=all_set))
-                    )
-                )
-                for key, batch in tables.items()
-            }
-        for (table, source, year), batch in tables.items():
-            self.tx.add(table, batch, source, year)
+        drop = _Drop.of(known, dropped)
+        for (table, source, year), batch in res.batches().items():
+            self.tx.add(table, batch if drop is None else drop.apply(table, batch), source, year)
         for meta, f, first in zip(metas, res.files, settled, strict=True):
             self.settle(meta, f, first, known)
 
@@ -1105,6 +1077,39 @@ class _Importer:
             warnings,
         )
         self._first_settled(meta.sha256)
+
+
+@dataclass(frozen=True, slots=True)
+class _Drop:
+    """What a unit's rows lose here, whoever wrote them (`_Importer.unit`, `unit_parts`): the
+    rows of its matches already stored (`known`: by an earlier unit or import), whose findings
+    stay, marked `in_duplicate` (the input keeps them, as a repeat within the unit keeps its
+    own); and every row of a file settled by its content alone (`settled`: its matches,
+    `shas`: its contents), its findings included, as if it had not been read."""
+
+    known: pa.Array
+    gone: pa.Array
+    shas: pa.Array | None
+
+    @classmethod
+    def of(cls, known: set[bytes], settled: tuple[set[bytes], set[str]]) -> _Drop | None:
+        uids, shas = settled
+        if not known and not uids and not shas:
+            return None
+        return cls(
+            pa.array(list(known), type=pa.binary(16)),
+            pa.array(list(known | uids), type=pa.binary(16)),
+            pa.array(list(shas), type=pa.string()) if shas else None,
+        )
+
+    def apply(self, table: str, batch: pa.RecordBatch) -> pa.RecordBatch:
+        if self.shas is not None and "file_sha256" in batch.schema.names:
+            batch = batch.filter(_not_from(batch, self.shas))
+        if table == "findings":
+            return _mark_duplicates(batch, self.known) if len(self.known) else batch
+        if not len(self.gone):
+            return batch
+        return batch.filter(pc.invert(pc.is_in(batch.column("match_uid").storage, self.gone)))
 
 
 def _not_from(batch: pa.RecordBatch, shas: pa.Array) -> pa.Array:
