@@ -733,6 +733,38 @@ def _new_import_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(4)
 
 
+@dataclass(slots=True)
+class _Archive:
+    """An archive of this import whose own ledger row waits for its members' outcomes (they
+    may be with workers when the walk reaches the archive's end): how many members the walk
+    gave, how many have an outcome, by status, and once the walk has reached its end, its
+    ledger facts and why it could not be read to its end (None: it was)."""
+
+    met: int = 0
+    settled: dict[str, int] = field(default_factory=dict)
+    meta: _Meta | None = None
+    reason: str | None = None
+
+    def outcome(self) -> tuple[str, str | None]:
+        """The archive's status and reason: imported where a member was; else quarantined
+        where a member was (or it could not be read, or holds no file), duplicate where every
+        member was already stored; the reason says what became of its members."""
+        if self.reason is not None:
+            return "quarantined", self.reason
+        if self.settled.get("imported"):
+            return "imported", None
+        if not self.met:
+            return "quarantined", "the archive holds no file"
+        parts = ", ".join(
+            f"{n} {'already in the dataset' if status == 'skipped' else status}"
+            for status in ("quarantined", "duplicate", "skipped")
+            if (n := self.settled.get(status))
+        )
+        word = "member" if self.met == 1 else "members"
+        why = f"none of its {self.met} {word} imported ({parts})"
+        return ("quarantined" if self.settled.get("quarantined") else "duplicate"), why
+
+
 class _Importer:
     """The parent's side of one import: ledger decisions, dedup, writes, in input order."""
 
@@ -786,6 +818,8 @@ class _Importer:
         #: (the walk runs ahead of the units): recorded once the first's outcome is known.
         self.in_flight: set[str] = set()
         self.waiting: dict[str, list[tuple[_Meta, str]]] = {}
+        #: Archives whose members are not all settled yet, by (path, SHA-256).
+        self.archives: dict[tuple[str, str | None], _Archive] = {}
 
     def progress(self, consumed: int) -> None:
         s = self.summary
@@ -797,6 +831,7 @@ class _Importer:
         """An input the dataset already holds: no ledger row, but the report lists it, with
         the content's hash to find its ledger row by (`imports.sha256`)."""
         self.summary.skipped += 1
+        self._member_settled(meta, "skipped")
         if self.on_input is not None:
             why = (
                 f"its content is already in the dataset (sha256 {meta.sha256[:12]}…)"
@@ -856,6 +891,35 @@ class _Importer:
         )
         if len(self.ledger) >= 4096:
             self.flush_ledger()
+        self._member_settled(meta, status)
+
+    def member(self, meta: _Meta) -> None:
+        """The walk gave a member of an archive (its outcome may come later, from a worker)."""
+        if meta.archive_path is not None:
+            key = (meta.archive_path, meta.archive_sha256)
+            self.archives.setdefault(key, _Archive()).met += 1
+
+    def archive(self, meta: _Meta, reason: str | None) -> None:
+        """The walk reached the end of an archive it read: its row once its members have
+        theirs (it follows them in the ledger), its status from theirs (`_Archive.outcome`)."""
+        tally = self.archives.setdefault((meta.path, meta.sha256), _Archive())
+        tally.meta, tally.reason = meta, reason
+        self._archive_done((meta.path, meta.sha256), tally)
+
+    def _member_settled(self, meta: _Meta, status: str) -> None:
+        if meta.archive_path is None or meta.kind != "member":
+            return
+        key = (meta.archive_path, meta.archive_sha256)
+        tally = self.archives.get(key)
+        if tally is None:
+            return
+        tally.settled[status] = tally.settled.get(status, 0) + 1
+        self._archive_done(key, tally)
+
+    def _archive_done(self, key: tuple[str, str | None], tally: _Archive) -> None:
+        if tally.meta is not None and sum(tally.settled.values()) >= tally.met:
+            del self.archives[key]
+            self.record(tally.meta, *tally.outcome())
 
     def copy(self, meta: _Meta, why: str) -> None:
         """A copy of an earlier input's content (`why` names the first): a duplicate where the
@@ -886,6 +950,10 @@ class _Importer:
     def finish(self) -> None:
         for sha in list(self.waiting):
             self._first_settled(sha)
+        for key, tally in list(self.archives.items()):
+            if tally.meta is not None:  # every member has its row by now
+                del self.archives[key]
+                self.record(tally.meta, *tally.outcome())
         self.flush_ledger()
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
@@ -1411,6 +1479,8 @@ def _pump(
     for item, left in _guided(items, ahead, held):
         summary.inputs += 1
         meta = _Meta.of(item)
+        if meta.kind == "member":
+            importer.member(meta)
         if isinstance(item, InputRef | InputFile):
             if isinstance(item, InputRef):
                 task = FileTask(
@@ -1470,9 +1540,9 @@ def _pump(
         elif item.skipped:
             importer.record(meta, "duplicate", "the same archive was given twice")
         else:
-            # An archive's own row follows its members' rows.
+            # An archive's own row follows its members' rows, once they all have theirs.
             seen_content.add(item.sha256, item.path)
-            importer.record(meta, "quarantined" if item.reason else "imported", item.reason)
+            importer.archive(meta, item.reason)
         importer.progress(item.consumed)
     submit()
     drain(0)

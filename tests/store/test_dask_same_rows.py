@@ -71,6 +71,9 @@ def make_inputs(base: Path) -> list[str]:
     (second / "broken-link.mat").symlink_to(base / "nowhere.mat")
     os.mkfifo(second / "pipe.mat")
     (second / "damaged.gz").write_bytes(b"\x1f\x8b\x08 not gzip")
+    with zipfile.ZipFile(second / "all-bad.zip", "w") as z:  # the archive quarantined too
+        z.writestr("cut.mat", mats[4].read_bytes()[:40])
+        z.writestr("binary.mat", bytes(range(255, -1, -1)))
     with zipfile.ZipFile(second / "mixed.zip", "w") as z:
         z.writestr("same.mat", mats[1].read_bytes())
         z.writestr("changed.mat", _changed(mats[2].read_text(), 1))

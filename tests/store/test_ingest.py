@@ -324,11 +324,17 @@ def test_a_copy_of_an_unreadable_input_is_quarantined_with_it(tmp_path: Path, wo
         f"same content as {inputs}/y.zip!n1.zip (sha256 {inner_sha}…), which is quarantined: "
         + nested[1],
     )
-    assert (s.quarantined, s.duplicate) == (6, 1)
+    # Neither archive imported a member: quarantined too, saying what became of them.
+    assert rows["in/y.zip"] == ("quarantined", "none of its 1 member imported (1 quarantined)")
+    assert rows["in/z.zip"] == (
+        "quarantined",
+        "none of its 3 members imported (2 quarantined, 1 duplicate)",
+    )
+    assert (s.quarantined, s.duplicate) == (8, 1)
     quarantined = run(
         connect(data), "SELECT count(*) AS n FROM imports WHERE status = 'quarantined'"
     )
-    assert quarantined.to_pylist() == [{"n": 6}]
+    assert quarantined.to_pylist() == [{"n": 8}]
 
 
 def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> None:
@@ -529,7 +535,7 @@ def test_hostile_inputs_are_reported_and_nothing_escapes(tmp_path: Path) -> None
     assert not (tmp_path / "escaped.json").exists() and not Path("/tmp/absolute.json").exists()
     assert ledger(data) == [
         ("in/binary.mat", "quarantined", "S002 file holds binary data"),
-        ("in/bomb.zip", "imported", None),
+        ("in/bomb.zip", "quarantined", "none of its 1 member imported (1 quarantined)"),
         ("in/bomb.zip!zeros.mat", "quarantined",
          "member expands more than 200 times its compressed size (decompression bomb?)"),
         ("in/evil.zip", "imported", None),
@@ -542,7 +548,7 @@ def test_hostile_inputs_are_reported_and_nothing_escapes(tmp_path: Path) -> None
          "symbolic link in archive (to '/etc/shadow'), not followed"),
         ("in/zero.mat", "quarantined", "S001 file is empty"),
     ]  # fmt: skip
-    assert (s.quarantined, s.matches) == (6, 2)
+    assert (s.quarantined, s.matches) == (7, 2)
 
 
 def test_reimporting_an_archive_skips_it_whole(tmp_path: Path) -> None:
