@@ -1111,14 +1111,17 @@ class _Importer:
         uids = self.uids
         fresh = dupes = games = turns = cubes = with_errors = with_warnings = 0
         findings = errors = warnings = 0
+        copies: list[tuple[int, str | None]] = []  # the first few duplicates: where stored
         for m in res.matches:
             findings += m.findings
             errors += m.errors
             warnings += m.warnings
             if m.repeat or m.uid in known:
                 dupes += 1
+                if len(copies) < _NAMED_COPIES:
+                    copies.append((m.index, uids.get(m.uid)))
                 continue
-            uids.add(m.uid)
+            uids.add(m.uid, _place(meta.path, m.index))
             fresh += 1
             games += m.games
             turns += m.turns
@@ -1135,7 +1138,7 @@ class _Importer:
         s.turns += turns
         s.cube_actions += cubes
         s.findings += findings
-        reason = f"{dupes} of {len(res.matches)} matches already stored" if dupes else None
+        reason = _stored_copies(dupes, len(res.matches), copies) if dupes else None
         self.record(
             meta,
             "imported" if fresh else "duplicate",
@@ -1178,6 +1181,31 @@ class _Drop:
         if not len(self.gone):
             return batch
         return batch.filter(pc.invert(pc.is_in(batch.column("match_uid").storage, self.gone)))
+
+
+#: Duplicate matches of an input whose stored copies its ledger reason names.
+_NAMED_COPIES = 3
+
+
+def _place(path: str, index: int) -> str:
+    """Where a stored match is, as `uids` holds it: its match number (from 0), its path."""
+    return f"{index}\t{path}"
+
+
+def _stored_copies(dupes: int, total: int, copies: list[tuple[int, str | None]]) -> str:
+    """A ledger reason for an input with matches already stored, naming where the first few
+    are stored (`_place`s; None where unknown): "1 of 1 matches already stored: match 1 as
+    match 2 of /in/a.mat"; matches are numbered from 1 in the file, as a reader counts them."""
+    named = []
+    for index, place in copies:
+        if place:
+            stored_index, _, path = place.partition("\t")
+            named.append(f"match {index + 1} as match {int(stored_index) + 1} of {path}")
+    reason = f"{dupes} of {total} matches already stored"
+    if not named:
+        return reason
+    more = f"; and {dupes - len(named)} more" if dupes > len(named) else ""
+    return f"{reason}: {'; '.join(named)}{more}"
 
 
 def _not_from(batch: pa.RecordBatch, shas: pa.Array) -> pa.Array:
@@ -1253,7 +1281,8 @@ def run_import(
                     stack.push(_closing(close))
                 stored: Seen[bytes] = Seen(opts.seen_limit)
                 stack.callback(stored.close)  # its file too, if reading the ids fails
-                stored.update(ds.match_uids())
+                for uid, source_path, index in ds.match_places():
+                    stored.add(uid, _place(source_path, index))
                 importer = _Importer(
                     tx,
                     ctx,

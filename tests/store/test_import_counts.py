@@ -1,8 +1,10 @@
-"""What `bgparse import` says an archive became: exact summary, quarantine lines, `--report`
-rows and ledger reasons, inline and on a pool of two.
+"""What `bgparse import` says an archive became, and where a duplicate's stored copy is: exact
+summary, quarantine lines, `--report` rows and ledger reasons, inline and on a pool of two.
 
 An archive's own status follows its members': imported where one was, else quarantined where
-one was (or it holds no file), else a duplicate; it was "imported" whatever its members were."""
+one was (or it holds no file), else a duplicate; it was "imported" whatever its members were.
+A duplicate (or a file with some matches already stored) names the stored copy of each of its
+first matches: the file it was stored from and which match of that file it is."""
 
 from __future__ import annotations
 
@@ -85,7 +87,7 @@ def test_an_archive_is_counted_by_what_became_of_its_members(tmp_path: Path, wor
         (f"{b}!empty.mat", "member", "quarantined", 0, "S001 file is empty"),
         (c, "archive", "duplicate", 0, "none of its 2 members imported (2 duplicate)"),
         (f"{c}!copy.mat", "member", "duplicate", 0,
-         "1 of 1 matches already stored"),
+         f"1 of 1 matches already stored: match 1 as match 1 of {inputs}/a.mat"),
         (f"{c}!same.mat", "member", "duplicate", 0,
          f"same content as {inputs}/a.mat (sha256 {a_sha}…)"),
         (d, "archive", "imported", 0, None),
@@ -113,4 +115,59 @@ def test_an_archive_is_counted_by_what_became_of_its_members(tmp_path: Path, wor
             "5 inputs: 0 imported, 0 duplicate, 0 quarantined, 5 already in the dataset; "
             f"stored 0 matches, 0 games, 0 turns, 0 cube offers in {data}"
         ],
+    )
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_duplicate_names_where_its_matches_are_stored(tmp_path: Path, workers: int) -> None:
+    first, later = tmp_path / "first", tmp_path / "later"
+    first.mkdir()
+    later.mkdir()
+    (first / "a.mat").write_text(SHORT_MATCH)
+    (first / "b.mat").write_text(OTHER + "\n" + SHORT_MATCH)  # a's match second
+    (first / "c.mat").write_text(COPY)
+    data, report = tmp_path / "data", tmp_path / "report.jsonl"
+    code, out, _ = import_([str(first), "-d", str(data), "--report", str(report)], workers)
+    assert (code, out[0].split(",")[:3]) == (0, ["3 inputs: 2 imported", " 1 duplicate", " 0 quarantined"])
+    a = f"{first}/a.mat"
+    assert report_rows(report) == [
+        (a, "file", "imported", 1, None),
+        (f"{first}/b.mat", "file", "imported", 1,
+         f"1 of 2 matches already stored: match 2 as match 1 of {a}"),
+        (f"{first}/c.mat", "file", "duplicate", 0,
+         f"1 of 1 matches already stored: match 1 as match 1 of {a}"),
+    ]  # fmt: skip
+    # A later import names the copies an earlier one stored, and a match twice in one file
+    # names the file's own first copy.
+    (later / "d.mat").write_text('; [Event "d"]\n' + OTHER + "\n" + COPY + "\n" + OTHER)
+    (later / "e.mat").write_text(SHORT_MATCH.replace("Bob", "Dave"))
+    (later / "f.mat").write_text('; [Event "f"]\n' + SHORT_MATCH.replace("Bob", "Dave"))
+    code, out, _ = import_([str(later), "-d", str(data), "--report", str(report)], workers)
+    assert (code, out[0].split(",")[:3]) == (0, ["3 inputs: 1 imported", " 2 duplicate", " 0 quarantined"])
+    b, d, e = f"{first}/b.mat", f"{later}/d.mat", f"{later}/e.mat"
+    assert report_rows(report) == [
+        (d, "file", "duplicate", 0,
+         f"3 of 3 matches already stored: match 1 as match 1 of {b}; match 2 as match 1 of {a}; "
+         f"match 3 as match 1 of {b}"),
+        (e, "file", "imported", 1, None),
+        (f"{later}/f.mat", "file", "duplicate", 0,
+         f"1 of 1 matches already stored: match 1 as match 1 of {e}"),
+    ]  # fmt: skip
+
+
+def test_past_three_stored_copies_the_reason_counts_the_rest(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.mat").write_text(SHORT_MATCH)
+    (inputs / "b.mat").write_text("\n".join([COPY] * 5))
+    data, report = tmp_path / "data", tmp_path / "report.jsonl"
+    import_([str(inputs), "-d", str(data), "--report", str(report)], 1)
+    a = f"{inputs}/a.mat"
+    assert report_rows(report)[1] == (
+        f"{inputs}/b.mat",
+        "file",
+        "duplicate",
+        0,
+        f"5 of 5 matches already stored: match 1 as match 1 of {a}; match 2 as match 1 of {a}; "
+        f"match 3 as match 1 of {a}; and 2 more",
     )

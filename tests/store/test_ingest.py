@@ -267,8 +267,10 @@ SAMPLE_LEDGER = [
     # The copy names the input it repeats (issue 11: a copy of a quarantined input said only
     # "an earlier input", and the archivist could not find why it was left out).
     ("in/sub/copy-of-m3.json", "duplicate", "same content as {inputs}/m3.json (sha256 {m3}…)"),
-    ("in/sub/two.json", "imported", "1 of 2 matches already stored"),
-]
+    # The duplicate names its stored copy (issue 31).
+    ("in/sub/two.json", "imported",
+     "1 of 2 matches already stored: match 1 as match 1 of {inputs}/m1.json"),
+]  # fmt: skip
 
 
 def expected_ledger(inputs: Path) -> list[tuple[str, str, str | None]]:
@@ -421,7 +423,11 @@ def test_the_first_copy_of_a_match_wins_whatever_the_schedule(tmp_path: Path) ->
         )
         assert ledger(data) == [
             ("in/a.json", "imported", None),
-            ("in/b.json", "duplicate", "1 of 1 matches already stored"),
+            (
+                "in/b.json",
+                "duplicate",
+                f"1 of 1 matches already stored: match 1 as match 1 of {inputs}/a.json",
+            ),
         ]
         assert count(data, "matches") == 1
 
@@ -477,7 +483,13 @@ def test_a_file_holding_a_match_twice_stores_it_once(tmp_path: Path) -> None:
     (tmp_path / "in" / "twice.json").write_bytes(encode(spec, spec))
     data = tmp_path / "data"
     s = run_import([tmp_path / "in"], data, ImportOptions(workers=1), verify=fake_verify)
-    assert ledger(data) == [("in/twice.json", "imported", "1 of 2 matches already stored")]
+    assert ledger(data) == [
+        (
+            "in/twice.json",
+            "imported",
+            f"1 of 2 matches already stored: match 2 as match 1 of {tmp_path}/in/twice.json",
+        )
+    ]
     assert (s.matches, s.duplicate_matches, s.games, s.turns) == (1, 1, 3, 14)
     assert (count(data, "matches"), count(data, "games"), count(data, "turns")) == (1, 3, 14)
 
