@@ -279,12 +279,6 @@ class Dataset:
         m = manifest if manifest is not None else self.manifest()
         return [self.root / rel for rel in m.files.get(table, ())]
 
-    def match_uids(self) -> Iterator[bytes]:
-        """Every stored match's uid (16 bytes), read batch by batch."""
-        for f in self.files("matches"):
-            for batch in _batches(f, 65536, ["match_uid"]):
-                yield from batch.column(0).storage.to_pylist()
-
     def match_places(self) -> Iterator[tuple[bytes, str, int]]:
         """Every stored match's uid with where it was stored from (`source_path`,
         `match_index`), read batch by batch."""
