@@ -128,7 +128,10 @@ def test_a_duplicate_names_where_its_matches_are_stored(tmp_path: Path, workers:
     (first / "c.mat").write_text(COPY)
     data, report = tmp_path / "data", tmp_path / "report.jsonl"
     code, out, _ = import_([str(first), "-d", str(data), "--report", str(report)], workers)
-    assert (code, out[0].split(",")[:3]) == (0, ["3 inputs: 2 imported", " 1 duplicate", " 0 quarantined"])
+    assert (code, out[0].split(",")[:3]) == (
+        0,
+        ["3 inputs: 2 imported", " 1 duplicate", " 0 quarantined"],
+    )
     a = f"{first}/a.mat"
     assert report_rows(report) == [
         (a, "file", "imported", 1, None),
@@ -143,7 +146,10 @@ def test_a_duplicate_names_where_its_matches_are_stored(tmp_path: Path, workers:
     (later / "e.mat").write_text(SHORT_MATCH.replace("Bob", "Dave"))
     (later / "f.mat").write_text('; [Event "f"]\n' + SHORT_MATCH.replace("Bob", "Dave"))
     code, out, _ = import_([str(later), "-d", str(data), "--report", str(report)], workers)
-    assert (code, out[0].split(",")[:3]) == (0, ["3 inputs: 1 imported", " 2 duplicate", " 0 quarantined"])
+    assert (code, out[0].split(",")[:3]) == (
+        0,
+        ["3 inputs: 1 imported", " 2 duplicate", " 0 quarantined"],
+    )
     b, d, e = f"{first}/b.mat", f"{later}/d.mat", f"{later}/e.mat"
     assert report_rows(report) == [
         (d, "file", "duplicate", 0,
