@@ -755,10 +755,11 @@ class _Archive:
             return "imported", None
         if not self.met:
             return "quarantined", "the archive holds no file"
+        counts = [(self.settled.get(s, 0), s) for s in ("quarantined", "duplicate", "skipped")]
         parts = ", ".join(
             f"{n} {'already in the dataset' if status == 'skipped' else status}"
-            for status in ("quarantined", "duplicate", "skipped")
-            if (n := self.settled.get(status))
+            for n, status in counts
+            if n
         )
         word = "member" if self.met == 1 else "members"
         why = f"none of its {self.met} {word} imported ({parts})"

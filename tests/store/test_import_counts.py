@@ -8,6 +8,7 @@ first matches: the file it was stored from and which match of that file it is.""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import re
@@ -177,3 +178,31 @@ def test_past_three_stored_copies_the_reason_counts_the_rest(tmp_path: Path) -> 
         f"5 of 5 matches already stored: match 1 as match 1 of {a}; match 2 as match 1 of {a}; "
         f"match 3 as match 1 of {a}; and 2 more",
     )
+
+
+def test_an_archive_of_what_the_dataset_holds_is_a_duplicate(tmp_path: Path) -> None:
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    (inputs / "a.mat").write_text(SHORT_MATCH)
+    data, report = tmp_path / "data", tmp_path / "report.jsonl"
+    import_([str(inputs / "a.mat"), "-d", str(data)], 1)
+    zip_of(tmp_path / "z.zip", {"a.mat": SHORT_MATCH.encode(), "copy.mat": COPY.encode()})
+    code, out, err = import_([str(tmp_path / "z.zip"), "-d", str(data), "--report", str(report)], 1)
+    assert (code, out, err) == (
+        0,
+        [
+            "3 inputs: 0 imported, 2 duplicate, 0 quarantined, 1 already in the dataset; "
+            f"stored 0 matches, 0 games, 0 turns, 0 cube offers in {data}"
+        ],
+        [],
+    )
+    z = f"{tmp_path}/z.zip"
+    sha = hashlib.sha256(SHORT_MATCH.encode()).hexdigest()
+    assert [row[:3] + row[4:] for row in report_rows(report)] == [
+        (f"{z}!a.mat", "member", "skipped",
+         f"its content is already in the dataset (sha256 {sha[:12]}…)"),
+        (f"{z}!copy.mat", "member", "duplicate",
+         f"1 of 1 matches already stored: match 1 as match 1 of {inputs}/a.mat"),
+        (z, "archive", "duplicate", "none of its 2 members imported (1 duplicate, 1 already in "
+         "the dataset)"),
+    ]  # fmt: skip
