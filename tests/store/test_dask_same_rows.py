@@ -1,6 +1,7 @@
 """Every executor makes the same dataset, row for row in every table: inline, a process pool of
 two workers (sending its rows to the importer, or writing parts as Dask's workers do), and a
-Dask LocalCluster of two workers (writing parts, or sending its rows). The inputs are what
+Dask LocalCluster of two workers (writing parts, or sending its rows), and `dask scheduler`
+with two `dask worker` processes. The inputs are what
 tells them apart when something is lost: the same match in two files, copies with one change
 that makes them illegal but leaves the match (a second copy keeps its own findings, marked
 `in_duplicate`), a match twice in one file, duplicates in the same unit and across units,
@@ -170,3 +171,22 @@ def test_every_executor_makes_the_pools_rows(
     assert [getattr(summary, f) for f in fields] == [getattr(ref_summary, f) for f in fields]
     assert summary.findings == ref_summary.findings
     ledger_matches_findings(tmp_path / "data")
+
+
+def test_a_scheduler_and_two_workers_make_the_pools_rows(
+    pool: Reference, inputs: list[str], tmp_path: Path
+) -> None:
+    """The same through `dask scheduler` and two `dask worker` processes (the client connects
+    by address; the workers read the inputs and write parts themselves)."""
+    from .test_dask import dask_commands
+
+    ref_summary, ref, _ = pool
+    with dask_commands(tmp_path) as (address, _):
+        opts = ImportOptions(executor="dask", scheduler=address, chunk_files=3)
+        summary = run_import(inputs, tmp_path / "data", opts)
+    assert snapshot(tmp_path / "data") == ref
+    assert (summary.matches, summary.duplicate_matches, summary.findings) == (
+        ref_summary.matches,
+        ref_summary.duplicate_matches,
+        ref_summary.findings,
+    )
