@@ -1,11 +1,11 @@
 """Every executor makes the same dataset, row for row in every table: inline, a process pool of
-two workers (sending its rows to the importer, or writing parts as Dask's workers do), and a
-Dask LocalCluster of two workers (writing parts, or sending its rows), and `dask scheduler`
-with two `dask worker` processes. The inputs are what
-tells them apart when something is lost: the same match in two files, copies with one change
-that makes them illegal but leaves the match (a second copy keeps its own findings, marked
-`in_duplicate`), a match twice in one file, duplicates in the same unit and across units,
-copies of a content, the same input named twice, damaged and unreadable files, archives.
+two workers (sending its rows to the importer, or writing parts as Dask's workers do), a Dask
+LocalCluster of two workers (writing parts, or sending its rows), and `dask scheduler` with
+two `dask worker` processes. The inputs are what tells them apart when something is lost: the
+same match in two files, copies with one change that makes them illegal but leaves the match
+(a second copy keeps its own findings, marked `in_duplicate`), a match twice in one file,
+duplicates in the same unit and across units, copies of a content, the same input named
+twice, damaged and unreadable files, archives.
 
 Only `import_id` and `imported_at` are left out of the comparison (`conftest.VOLATILE`): each
 run is its own import, with its own id and time. Nothing else may differ, the ledger's
