@@ -94,7 +94,12 @@ def import_command(
     data: DataOption = _DEFAULT_DATA,
     workers: Annotated[
         int | None,
-        typer.Option("--workers", "-w", min=1, help="worker processes (default: one per core)"),
+        typer.Option(
+            "--workers",
+            "-w",
+            min=1,
+            help="worker processes, at most one per core (default: one per core)",
+        ),
     ] = None,
     source: Annotated[
         str | None,
@@ -154,6 +159,8 @@ def import_command(
         if os.environ.get("BGPARSE_SCHEDULER") != scheduler:
             raise UsageError("--scheduler needs --executor dask")
         scheduler = None  # the environment's scheduler serves `--executor dask` only
+    if workers is not None:
+        workers = _usable_workers(workers, scheduler if executor is ExecutorName.dask else None)
     options = ImportOptions(
         workers=workers,
         source=source,
@@ -242,6 +249,24 @@ def import_command(
         raise typer.Exit(2)  # the report asked for is missing: a file-system error
     if summary.quarantined:
         raise typer.Exit(1)
+
+
+def _usable_workers(workers: int, scheduler: str | None) -> int | None:
+    """`--workers` as this machine can run them (a process pool, or a local Dask cluster):
+    at most one per core this process may use, a larger number capped with a one-line
+    warning (the work is CPU-bound: 57 processes on two cores ran at half the speed of two,
+    and 10**20 of them was a traceback). With a scheduler, its own workers run the import."""
+    if scheduler:
+        echo_error(f"--workers {workers} is not used with --scheduler: its workers import")
+        return None
+    cores = len(os.sched_getaffinity(0))
+    if workers > cores:
+        echo_error(
+            f"--workers {workers} is more than the {plural(cores, 'core')} this machine lets "
+            f"bgparse use: importing with {cores}"
+        )
+        return cores
+    return workers
 
 
 class _Report:

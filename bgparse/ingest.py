@@ -736,6 +736,39 @@ def _new_import_id() -> str:
     return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()) + "-" + secrets.token_hex(4)
 
 
+@dataclass(slots=True)
+class _Archive:
+    """An archive of this import whose own ledger row waits for its members' outcomes (they
+    may be with workers when the walk reaches the archive's end): how many members the walk
+    gave, how many have an outcome, by status, and once the walk has reached its end, its
+    ledger facts and why it could not be read to its end (None: it was)."""
+
+    met: int = 0
+    settled: dict[str, int] = field(default_factory=dict)
+    meta: _Meta | None = None
+    reason: str | None = None
+
+    def outcome(self) -> tuple[str, str | None]:
+        """The archive's status and reason: imported where a member was; else quarantined
+        where a member was (or it could not be read, or holds no file), duplicate where every
+        member was already stored; the reason says what became of its members."""
+        if self.reason is not None:
+            return "quarantined", self.reason
+        if self.settled.get("imported"):
+            return "imported", None
+        if not self.met:
+            return "quarantined", "the archive holds no file"
+        counts = [(self.settled.get(s, 0), s) for s in ("quarantined", "duplicate", "skipped")]
+        parts = ", ".join(
+            f"{n} {'already in the dataset' if status == 'skipped' else status}"
+            for n, status in counts
+            if n
+        )
+        word = "member" if self.met == 1 else "members"
+        why = f"none of its {self.met} {word} imported ({parts})"
+        return ("quarantined" if self.settled.get("quarantined") else "duplicate"), why
+
+
 class _Importer:
     """The parent's side of one import: ledger decisions, dedup, writes, in input order."""
 
@@ -789,6 +822,8 @@ class _Importer:
         #: (the walk runs ahead of the units): recorded once the first's outcome is known.
         self.in_flight: set[str] = set()
         self.waiting: dict[str, list[tuple[_Meta, str]]] = {}
+        #: Archives whose members are not all settled yet, by (path, SHA-256).
+        self.archives: dict[tuple[str, str | None], _Archive] = {}
 
     def progress(self, consumed: int) -> None:
         s = self.summary
@@ -800,6 +835,7 @@ class _Importer:
         """An input the dataset already holds: no ledger row, but the report lists it, with
         the content's hash to find its ledger row by (`imports.sha256`)."""
         self.summary.skipped += 1
+        self._member_settled(meta, "skipped")
         if self.on_input is not None:
             why = (
                 f"its content is already in the dataset (sha256 {meta.sha256[:12]}…)"
@@ -859,6 +895,35 @@ class _Importer:
         )
         if len(self.ledger) >= 4096:
             self.flush_ledger()
+        self._member_settled(meta, status)
+
+    def member(self, meta: _Meta) -> None:
+        """The walk gave a member of an archive (its outcome may come later, from a worker)."""
+        if meta.archive_path is not None:
+            key = (meta.archive_path, meta.archive_sha256)
+            self.archives.setdefault(key, _Archive()).met += 1
+
+    def archive(self, meta: _Meta, reason: str | None) -> None:
+        """The walk reached the end of an archive it read: its row once its members have
+        theirs (it follows them in the ledger), its status from theirs (`_Archive.outcome`)."""
+        tally = self.archives.setdefault((meta.path, meta.sha256), _Archive())
+        tally.meta, tally.reason = meta, reason
+        self._archive_done((meta.path, meta.sha256), tally)
+
+    def _member_settled(self, meta: _Meta, status: str) -> None:
+        if meta.archive_path is None or meta.kind != "member":
+            return
+        key = (meta.archive_path, meta.archive_sha256)
+        tally = self.archives.get(key)
+        if tally is None:
+            return
+        tally.settled[status] = tally.settled.get(status, 0) + 1
+        self._archive_done(key, tally)
+
+    def _archive_done(self, key: tuple[str, str | None], tally: _Archive) -> None:
+        if tally.meta is not None and sum(tally.settled.values()) >= tally.met:
+            del self.archives[key]
+            self.record(tally.meta, *tally.outcome())
 
     def copy(self, meta: _Meta, why: str) -> None:
         """A copy of an earlier input's content (`why` names the first): a duplicate where the
@@ -889,6 +954,10 @@ class _Importer:
     def finish(self) -> None:
         for sha in list(self.waiting):
             self._first_settled(sha)
+        for key, tally in list(self.archives.items()):
+            if tally.meta is not None:  # every member has its row by now
+                del self.archives[key]
+                self.record(tally.meta, *tally.outcome())
         self.flush_ledger()
         self.summary.worst = [o for _, _, o in sorted(self.worst, reverse=True)]
 
@@ -900,26 +969,21 @@ class _Importer:
     def unit_parts(self, metas: list[_Meta], res: UnitParts, target: PartTarget) -> None:
         """A unit whose worker wrote its rows as parts: kept for the merge as they are, unless
         the unit holds a match already stored (by an earlier unit or import; rare): then its
-        parts are read back, those matches' rows dropped, the rest written here, and the parts
-        left out of the merge (they go with the staging folder)."""
+        parts are read back, those matches' rows dropped (their findings kept, marked
+        `in_duplicate`: `_Drop`, as `unit` does), the rest written here, and the parts left out
+        of the merge (they go with the staging folder)."""
         known = self.uids.known(m.uid for f in res.files for m in f.matches if not m.repeat)
         metas, settled, dropped = self.contents(metas, res.files)
-        drop_uids = known | dropped[0]
-        if drop_uids or dropped[1]:
-            value_set = pa.array(list(drop_uids), type=pa.binary(16))
-            shas = pa.array(list(dropped[1]), type=pa.string())
+        drop = _Drop.of(known, dropped)
         for part in res.parts:
-            if not drop_uids and not dropped[1]:
+            if drop is None:
                 key = (part.table, part.source, part.year)
                 self.merges.setdefault(key, [])  # the partitions' order, for the commit
                 self.parts.setdefault(key, []).append((part.rel, part.index))
                 self.part_rows[key] = self.part_rows.get(key, 0) + part.rows
                 continue
             for batch in read_part(target, part).to_batches():
-                keep = pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=value_set))
-                if dropped[1] and "file_sha256" in batch.schema.names:
-                    keep = pc.and_(keep, _not_from(batch, shas))
-                self.tx.add(part.table, batch.filter(keep), part.source, part.year)
+                self.tx.add(part.table, drop.apply(part.table, batch), part.source, part.year)
             # The part's file stays (it holds the unit's other partitions too): it is never
             # merged, and goes with the staging folder.
         for meta, f, first in zip(metas, res.files, settled, strict=True):
@@ -963,32 +1027,9 @@ class _Importer:
         import) lose their rows here; repeats within the unit were dropped by the worker."""
         known = self.uids.known(m.uid for f in res.files for m in f.matches if not m.repeat)
         metas, settled, dropped = self.contents(metas, res.files)
-        tables = res.batches()
-        if dropped[1]:
-            # A copy of a content settled before (by this import or an earlier one): none of
-            # its rows, its findings included, as if it had not been read.
-            shas = pa.array(list(dropped[1]), type=pa.string())
-            tables = {
-                key: batch.filter(_not_from(batch, shas))
-                if "file_sha256" in batch.schema.names
-                else batch
-                for key, batch in tables.items()
-            }
-        if known or dropped[0]:
-            value_set = pa.array(list(known), type=pa.binary(16))
-            all_set = pa.array(list(known | dropped[0]), type=pa.binary(16))
-            tables = {
-                key: (
-                    _mark_duplicates(batch, value_set)
-                    if key[0] == "findings"
-                    else batch.filter(
-                        pc.invert(pc.is_in(batch.column("match_uid").storage, value_set=all_set))
-                    )
-                )
-                for key, batch in tables.items()
-            }
-        for (table, source, year), batch in tables.items():
-            self.tx.add(table, batch, source, year)
+        drop = _Drop.of(known, dropped)
+        for (table, source, year), batch in res.batches().items():
+            self.tx.add(table, batch if drop is None else drop.apply(table, batch), source, year)
         for meta, f, first in zip(metas, res.files, settled, strict=True):
             self.settle(meta, f, first, known)
 
@@ -1074,14 +1115,17 @@ class _Importer:
         uids = self.uids
         fresh = dupes = games = turns = cubes = with_errors = with_warnings = 0
         findings = errors = warnings = 0
+        copies: list[tuple[int, str | None]] = []  # the first few duplicates: where stored
         for m in res.matches:
             findings += m.findings
             errors += m.errors
             warnings += m.warnings
             if m.repeat or m.uid in known:
                 dupes += 1
+                if len(copies) < _NAMED_COPIES:
+                    copies.append((m.index, uids.get(m.uid)))
                 continue
-            uids.add(m.uid)
+            uids.add(m.uid, _place(meta.path, m.index))
             fresh += 1
             games += m.games
             turns += m.turns
@@ -1098,7 +1142,7 @@ class _Importer:
         s.turns += turns
         s.cube_actions += cubes
         s.findings += findings
-        reason = f"{dupes} of {len(res.matches)} matches already stored" if dupes else None
+        reason = _stored_copies(dupes, len(res.matches), copies) if dupes else None
         self.record(
             meta,
             "imported" if fresh else "duplicate",
@@ -1108,6 +1152,64 @@ class _Importer:
             warnings,
         )
         self._first_settled(meta.sha256)
+
+
+@dataclass(frozen=True, slots=True)
+class _Drop:
+    """What a unit's rows lose here, whoever wrote them (`_Importer.unit`, `unit_parts`): the
+    rows of its matches already stored (`known`: by an earlier unit or import), whose findings
+    stay, marked `in_duplicate` (the input keeps them, as a repeat within the unit keeps its
+    own); and every row of a file settled by its content alone (`settled`: its matches,
+    `shas`: its contents), its findings included, as if it had not been read."""
+
+    known: pa.Array
+    gone: pa.Array
+    shas: pa.Array | None
+
+    @classmethod
+    def of(cls, known: set[bytes], settled: tuple[set[bytes], set[str]]) -> _Drop | None:
+        uids, shas = settled
+        if not known and not uids and not shas:
+            return None
+        return cls(
+            pa.array(list(known), type=pa.binary(16)),
+            pa.array(list(known | uids), type=pa.binary(16)),
+            pa.array(list(shas), type=pa.string()) if shas else None,
+        )
+
+    def apply(self, table: str, batch: pa.RecordBatch) -> pa.RecordBatch:
+        if self.shas is not None and "file_sha256" in batch.schema.names:
+            batch = batch.filter(_not_from(batch, self.shas))
+        if table == "findings":
+            return _mark_duplicates(batch, self.known) if len(self.known) else batch
+        if not len(self.gone):
+            return batch
+        return batch.filter(pc.invert(pc.is_in(batch.column("match_uid").storage, self.gone)))
+
+
+#: Duplicate matches of an input whose stored copies its ledger reason names.
+_NAMED_COPIES = 3
+
+
+def _place(path: str, index: int) -> str:
+    """Where a stored match is, as `uids` holds it: its match number (from 0), its path."""
+    return f"{index}\t{path}"
+
+
+def _stored_copies(dupes: int, total: int, copies: list[tuple[int, str | None]]) -> str:
+    """A ledger reason for an input with matches already stored, naming where the first few
+    are stored (`_place`s; None where unknown): "1 of 1 matches already stored: match 1 as
+    match 2 of /in/a.mat"; matches are numbered from 1 in the file, as a reader counts them."""
+    named = []
+    for index, place in copies:
+        if place:
+            stored_index, _, path = place.partition("\t")
+            named.append(f"match {index + 1} as match {int(stored_index) + 1} of {path}")
+    reason = f"{dupes} of {total} matches already stored"
+    if not named:
+        return reason
+    more = f"; and {dupes - len(named)} more" if dupes > len(named) else ""
+    return f"{reason}: {'; '.join(named)}{more}"
 
 
 def _not_from(batch: pa.RecordBatch, shas: pa.Array) -> pa.Array:
@@ -1183,7 +1285,8 @@ def run_import(
                     stack.push(_closing(close))
                 stored: Seen[bytes] = Seen(opts.seen_limit)
                 stack.callback(stored.close)  # its file too, if reading the ids fails
-                stored.update(ds.match_uids())
+                for uid, source_path, index in ds.match_places():
+                    stored.add(uid, _place(source_path, index))
                 importer = _Importer(
                     tx,
                     ctx,
@@ -1409,6 +1512,8 @@ def _pump(
     for item, left in _guided(items, ahead, held):
         summary.inputs += 1
         meta = _Meta.of(item)
+        if meta.kind == "member":
+            importer.member(meta)
         if isinstance(item, InputRef | InputFile):
             if isinstance(item, InputRef):
                 task = FileTask(
@@ -1468,9 +1573,9 @@ def _pump(
         elif item.skipped:
             importer.record(meta, "duplicate", "the same archive was given twice")
         else:
-            # An archive's own row follows its members' rows.
+            # An archive's own row follows its members' rows, once they all have theirs.
             seen_content.add(item.sha256, item.path)
-            importer.record(meta, "quarantined" if item.reason else "imported", item.reason)
+            importer.archive(meta, item.reason)
         importer.progress(item.consumed)
     submit()
     drain(0)

@@ -384,11 +384,15 @@ class Dataset:
         m = manifest if manifest is not None else self.manifest()
         return [self.root / rel for rel in m.files.get(table, ())]
 
-    def match_uids(self) -> Iterator[bytes]:
-        """Every stored match's uid (16 bytes), read batch by batch."""
+    def match_places(self) -> Iterator[tuple[bytes, str, int]]:
+        """Every stored match's uid with where it was stored from (`source_path`,
+        `match_index`), read batch by batch."""
         for f in self.files("matches"):
-            for batch in _batches(f, 65536, ["match_uid"]):
-                yield from batch.column(0).storage.to_pylist()
+            for batch in _batches(f, 65536, ["match_uid", "source_path", "match_index"]):
+                uids, paths, indexes = batch.columns
+                yield from zip(
+                    uids.storage.to_pylist(), paths.to_pylist(), indexes.to_pylist(), strict=True
+                )
 
     def known_inputs(self, bgparse_version: str, *, by_path: bool = False) -> KnownInputs:
         """Inputs earlier imports settled. Quarantined ones count only when recorded by this

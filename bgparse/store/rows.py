@@ -137,6 +137,7 @@ class MatchCounts:
     errors: int = 0
     warnings: int = 0
     repeat: bool = False  # an earlier file of the same unit (or this file) has it: no rows
+    index: int = 0  # which match of its file, from 0 (`matches.match_index`)
 
     def __reduce__(self) -> tuple[type[MatchCounts], tuple[Any, ...]]:
         # Sent back by every worker for every match: a slots dataclass's own pickling looks
@@ -150,6 +151,7 @@ class MatchCounts:
             self.errors,
             self.warnings,
             self.repeat,
+            self.index,
         )
 
 
@@ -694,7 +696,7 @@ class Rows:
             self._finding(f, uid, vm.index, source, year, duplicate=True)
         sev = [f.severity for f in vm.findings]
         n_errors, n_warnings = sev.count(Severity.ERROR), sev.count(Severity.WARNING)
-        return MatchCounts(uid, 0, 0, 0, len(sev), n_errors, n_warnings, repeat=True)
+        return MatchCounts(uid, 0, 0, 0, len(sev), n_errors, n_warnings, True, vm.index)
 
     def add_match(self, vm: VerifiedMatch, uid: bytes, content_sha: str) -> MatchCounts:
         """Every row of a match: its own, its games', their turns' and cube actions', and its
@@ -756,7 +758,8 @@ class Rows:
             cubes += self._cube_actions(vm, g, uid, source, year, *counters)
         for f in vm.findings:
             self._finding(f, uid, vm.index, source, year)
-        return MatchCounts(uid, len(vm.games), turns, cubes, len(vm.findings), n_errors, n_warnings)
+        counts = (len(vm.games), turns, cubes, len(vm.findings), n_errors, n_warnings)
+        return MatchCounts(uid, *counts, False, vm.index)
 
     def _game(
         self,

@@ -100,9 +100,10 @@ def test_workers_hash_the_inputs_and_the_ledger_is_the_pools(
     assert rows[str(inputs / "c.mat")]["reason"].startswith(f"same content as {inputs}/0.zip!x")
     assert rows[f"{inputs}/z.zip!y.mat"]["reason"].startswith(f"same content as {inputs}/a.mat")
     assert rows[str(inputs / "d.json")]["status"] == "quarantined"
-    # Two archives among the imported; b.mat, c.mat and z.zip!y.mat duplicates; e.json, a
-    # copy of the quarantined d.json, quarantined with it.
-    assert (summary.imported, summary.duplicate, summary.quarantined) == (4, 3, 2)
+    # 0.zip among the imported; b.mat, c.mat and z.zip!y.mat duplicates, and z.zip with them
+    # (its one member is); e.json, a copy of the quarantined d.json, quarantined with it.
+    assert rows[f"{inputs}/z.zip"]["status"] == "duplicate"
+    assert (summary.imported, summary.duplicate, summary.quarantined) == (3, 4, 2)
     assert summary.matches == 2
     assert rows[str(inputs / "e.json")]["status"] == "quarantined"
     assert rows[str(inputs / "e.json")]["reason"].startswith(f"same content as {inputs}/d.json")

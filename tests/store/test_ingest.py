@@ -267,8 +267,10 @@ SAMPLE_LEDGER = [
     # The copy names the input it repeats (issue 11: a copy of a quarantined input said only
     # "an earlier input", and the archivist could not find why it was left out).
     ("in/sub/copy-of-m3.json", "duplicate", "same content as {inputs}/m3.json (sha256 {m3}…)"),
-    ("in/sub/two.json", "imported", "1 of 2 matches already stored"),
-]
+    # The duplicate names its stored copy (issue 31).
+    ("in/sub/two.json", "imported",
+     "1 of 2 matches already stored: match 1 as match 1 of {inputs}/m1.json"),
+]  # fmt: skip
 
 
 def expected_ledger(inputs: Path) -> list[tuple[str, str, str | None]]:
@@ -324,11 +326,17 @@ def test_a_copy_of_an_unreadable_input_is_quarantined_with_it(tmp_path: Path, wo
         f"same content as {inputs}/y.zip!n1.zip (sha256 {inner_sha}…), which is quarantined: "
         + nested[1],
     )
-    assert (s.quarantined, s.duplicate) == (6, 1)
+    # Neither archive imported a member: quarantined too, saying what became of them.
+    assert rows["in/y.zip"] == ("quarantined", "none of its 1 member imported (1 quarantined)")
+    assert rows["in/z.zip"] == (
+        "quarantined",
+        "none of its 3 members imported (2 quarantined, 1 duplicate)",
+    )
+    assert (s.quarantined, s.duplicate) == (8, 1)
     quarantined = run(
         connect(data), "SELECT count(*) AS n FROM imports WHERE status = 'quarantined'"
     )
-    assert quarantined.to_pylist() == [{"n": 6}]
+    assert quarantined.to_pylist() == [{"n": 8}]
 
 
 def test_import_accounts_for_every_input_and_goes_on(sample_inputs: Path) -> None:
@@ -415,7 +423,11 @@ def test_the_first_copy_of_a_match_wins_whatever_the_schedule(tmp_path: Path) ->
         )
         assert ledger(data) == [
             ("in/a.json", "imported", None),
-            ("in/b.json", "duplicate", "1 of 1 matches already stored"),
+            (
+                "in/b.json",
+                "duplicate",
+                f"1 of 1 matches already stored: match 1 as match 1 of {inputs}/a.json",
+            ),
         ]
         assert count(data, "matches") == 1
 
@@ -471,7 +483,13 @@ def test_a_file_holding_a_match_twice_stores_it_once(tmp_path: Path) -> None:
     (tmp_path / "in" / "twice.json").write_bytes(encode(spec, spec))
     data = tmp_path / "data"
     s = run_import([tmp_path / "in"], data, ImportOptions(workers=1), verify=fake_verify)
-    assert ledger(data) == [("in/twice.json", "imported", "1 of 2 matches already stored")]
+    assert ledger(data) == [
+        (
+            "in/twice.json",
+            "imported",
+            f"1 of 2 matches already stored: match 2 as match 1 of {tmp_path}/in/twice.json",
+        )
+    ]
     assert (s.matches, s.duplicate_matches, s.games, s.turns) == (1, 1, 3, 14)
     assert (count(data, "matches"), count(data, "games"), count(data, "turns")) == (1, 3, 14)
 
@@ -529,7 +547,7 @@ def test_hostile_inputs_are_reported_and_nothing_escapes(tmp_path: Path) -> None
     assert not (tmp_path / "escaped.json").exists() and not Path("/tmp/absolute.json").exists()
     assert ledger(data) == [
         ("in/binary.mat", "quarantined", "S002 file holds binary data"),
-        ("in/bomb.zip", "imported", None),
+        ("in/bomb.zip", "quarantined", "none of its 1 member imported (1 quarantined)"),
         ("in/bomb.zip!zeros.mat", "quarantined",
          "member expands more than 200 times its compressed size (decompression bomb?)"),
         ("in/evil.zip", "imported", None),
@@ -542,7 +560,7 @@ def test_hostile_inputs_are_reported_and_nothing_escapes(tmp_path: Path) -> None
          "symbolic link in archive (to '/etc/shadow'), not followed"),
         ("in/zero.mat", "quarantined", "S001 file is empty"),
     ]  # fmt: skip
-    assert (s.quarantined, s.matches) == (6, 2)
+    assert (s.quarantined, s.matches) == (7, 2)
 
 
 def test_reimporting_an_archive_skips_it_whole(tmp_path: Path) -> None:
