@@ -63,9 +63,10 @@ class Turn(NamedTuple):
     @property
     def position(self) -> Position:
         """The board before the action as a `Position`, the side on roll as its mover (the
-        roller, or the doubler: for a take or drop that is not `side`): `position_id`
-        decoded on each call (the replay keeps the ID, not the object). For 15 checkers a
-        side; a Hypergammon turn's is `Position.from_position_id(turn.position_id, checkers=3)`."""
+        roller, or the doubler: for a take, drop, beaver or raccoon that is not `side`):
+        `position_id` decoded on each call (the replay keeps the ID, not the object). For 15
+        checkers a side; a Hypergammon turn's is
+        `Position.from_position_id(turn.position_id, checkers=3)`."""
         from bgparse.rules.position import Position
 
         return Position.from_position_id(self.position_id)

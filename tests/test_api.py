@@ -115,8 +115,8 @@ def test_a_turns_position_is_its_position_id_and_the_next_roll_follows_from_it()
         for turn, after in zip(game.turns, game.turns[1:], strict=False):
             assert isinstance(turn.position, Position)
             assert turn.position.position_id() == turn.position_id
-            # `pips` are the acting side's: a take's or a drop's is not the side on roll.
-            answer = turn.kind in ("take", "drop")
+            # `pips` are the acting side's: an answer's (take, drop, beaver) is not on roll.
+            answer = turn.kind in ("take", "drop", "beaver", "raccoon")
             assert turn.position.pips() == (turn.pips[::-1] if answer else turn.pips)
             if turn.kind == "play" and turn.legal and after.kind == "play":
                 assert after.side != turn.side
