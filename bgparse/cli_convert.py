@@ -4,8 +4,9 @@ command line; like the rest of the CLI they only turn library results into files
 exit codes (0 all done, 1 some file failed or was refused, 2 usage error or unreadable input).
 
 Output files go into `--out` only: a converted file where its input stands below the folder
-named (archive members below a folder of the archive's name), named by the input's stem (or
-the generator's seed and match number) and the new extension. An existing file is never
+named (archive members below a folder of the archive's name), named by the input's stem (its
+whole name where another input there has that stem; or the generator's seed and match
+number) and the new extension. An existing file is never
 overwritten without `--force`, and then it is replaced atomically (a new file renamed over it,
 so a symbolic link there is replaced, not followed out of `--out`). New files get the
 permissions the umask gives.
@@ -137,6 +138,7 @@ def convert(
     check_paths(inputs)
     folder = _out_dir(out)
     written: set[Path] = set()
+    taken: dict[Path, str] = {}  # each output's path: the name of the input it is for
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
     limits = Limits(max_file_bytes=MAX_FILE_BYTES)  # as large as the readers take
     for top in inputs:
@@ -176,6 +178,12 @@ def convert(
             text = ("\n" if to == "mat" else "").join(parts)
             where = _relative(os.fspath(top), label, item.archive_path)
             target = folder.joinpath(*where[:-1], f"{Path(where[-1]).stem}.{to.value}")
+            if taken.get(target.resolve(), where[-1]) != where[-1]:
+                # Another input of this folder has the same stem (`test.mat`, `test.xg`):
+                # this one keeps its whole name (`test.xg.sgf`). One of the same whole name
+                # (two files named alone) is refused below.
+                target = target.with_name(f"{where[-1]}.{to.value}")
+            taken.setdefault(target.resolve(), where[-1])
             try:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 _write(target, text, force=force, written=written)

@@ -25,6 +25,7 @@ def test_inputs_of_one_name_in_two_folders_keep_their_folders(tmp_path: Path) ->
     for sub, sample in (("a", "gnu_export.mat"), ("b/deep", "beavers.mat")):
         (top / sub).mkdir(parents=True)
         (top / sub / "m.mat").write_bytes((SAMPLES / "mat" / sample).read_bytes())
+    (top / "a" / "m.txt").write_bytes((SAMPLES / "mat" / "crlf_line_ends.mat").read_bytes())
     with zipfile.ZipFile(top / "a" / "more.zip", "w") as zf:
         zf.write(SAMPLES / "mat" / "tabs.mat", "x/m.mat")
     out = tmp_path / "out"
@@ -32,12 +33,18 @@ def test_inputs_of_one_name_in_two_folders_keep_their_folders(tmp_path: Path) ->
     assert done.exit_code == 0, done.output
     assert done.output == (
         f"{top}/a/m.mat -> {out}/a/m.sgf\n"
+        f"{top}/a/m.txt -> {out}/a/m.txt.sgf\n"  # the stem taken: its whole name
         f"{top}/a/more.zip!x/m.mat -> {out}/a/more.zip/x/m.sgf\n"
         f"{top}/b/deep/m.mat -> {out}/b/deep/m.sgf\n"
-        "3 converted, 0 failed, 0 unreadable\n"
+        "4 converted, 0 failed, 0 unreadable\n"
     )
     # Each output is its own input's match.
-    for rel, sample in (("a/m", "gnu_export"), ("b/deep/m", "beavers"), ("a/more.zip/x/m", "tabs")):
+    for rel, sample in (
+        ("a/m", "gnu_export"),
+        ("a/m.txt", "crlf_line_ends"),
+        ("b/deep/m", "beavers"),
+        ("a/more.zip/x/m", "tabs"),
+    ):
         [back] = read_path(out / f"{rel}.sgf")
         [mine] = read_path(SAMPLES / "mat" / f"{sample}.mat")
         assert back.players == mine.players and len(back.games) == len(mine.games)
