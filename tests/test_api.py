@@ -14,9 +14,15 @@ from hypothesis import strategies as st
 from bgparse.errors import InputError, NoSuchPath, RulesError, UsageError
 from bgparse.readers import read_path
 from bgparse.replay import replay
-from bgparse.rules import Position, PositionError, diagram, legal_plays, verify_play
+from bgparse.rules import (
+    Position,
+    PositionError,
+    PositionSummary,
+    diagram,
+    legal_plays,
+    verify_play,
+)
 from bgparse.rules.notation import PlayError
-from bgparse.rules.position import PositionSummary
 from tests.conftest import SAMPLES
 from tests.rules.test_properties import positions
 
