@@ -235,6 +235,7 @@ _MOVE = re.compile(r"(?:(?P<turn>[tT])(?P<count>\d+)|(?P<row>\d+)(?P<column>[abA
 #: A row number in a `.mat` line: at its start or after a blank (a repeat count is `(2)`).
 _ROW = re.compile(r"(?:^|(?<=\s))(\d+)\)")
 _COLUMNS = "ab"
+_BEAVERS = frozenset({"beaver", "raccoon"})
 
 
 def _written_rows(lines: list[str], turns: tuple[Turn, ...]) -> list[int | None]:
@@ -304,7 +305,12 @@ def _pick(
 ) -> int:
     """The index of the turn at move `row` (in `column`, a or b, where given; else the row's
     first), or ShowError saying which moves the game has."""
-    at = [i for i, r in enumerate(rows) if r == row]
+    # A take implied by a beaver or raccoon has no cell of its own: it shares its place with
+    # the action written there, which is the one meant.
+    at = sorted(
+        (i for i, r in enumerate(rows) if r == row),
+        key=lambda i: turns[i].kind == "take" and i > 0 and turns[i - 1].kind in _BEAVERS,
+    )
     if column is not None:
         side = _COLUMNS.index(column.lower())
         chosen = [i for i in at if turns[i].side == side]

@@ -4,14 +4,20 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
+from bgparse.findings import RecordError
+from bgparse.readers import read_path
 from bgparse.render.show import ShowError, from_record
-from tests.conftest import corpus_dir
+from bgparse.replay import replay
+from tests.conftest import SAMPLES, corpus_dir
+
+BEAVERS = ("beaver", "raccoon")
 
 runner = CliRunner()
 
@@ -97,3 +103,38 @@ def test_sgf_and_xg_are_numbered_as_their_mat_export_and_draw_the_same_boards() 
             f"game 1, move {move}, turn {13 if move == '7b' else 12}: {said}"
         }
         assert len({s.text().split("\n", 1)[1] for s in shown}) == 1  # the same board
+
+
+def test_a_take_a_beaver_implies_leaves_its_place_to_the_play_written_there() -> None:
+    beavers = SAMPLES / "mat" / "beavers.mat"
+    row = beavers.read_text(encoding="utf-8").splitlines()[17]
+    assert row == " 14)  Beavers => 32              32: 6/3* 3/1* "
+    assert (
+        from_record(beavers, 1, "14b")
+        .heading[0]
+        .endswith(":18:34: game 1, move 14b, turn 29: Judy to play 32")
+    )
+    assert (
+        from_record(beavers, 1, "t28")
+        .heading[0]
+        .endswith(":18:34: game 1, move 14b, turn 28: Judy takes")
+    )
+
+
+def test_every_turn_of_the_samples_is_found_again_by_the_move_its_output_names() -> None:
+    for path in sorted(SAMPLES.glob("*/*")):
+        try:
+            records = read_path(path)
+        except RecordError:
+            continue
+        for game in replay(records[0]).games[:1] if records else ():  # (each call replays)
+            for i, turn in enumerate(game.turns[:40]):
+                implied = turn.kind == "take" and i and game.turns[i - 1].kind in BEAVERS
+                try:
+                    heading = from_record(path, game.number, i + 1).heading[0]
+                except ShowError:  # a record that sets up no board (odd_nodes.sgf)
+                    continue
+                found = re.search(r"move (\d+[ab]), turn (\d+):", heading)
+                assert found is not None and found.group(2) == str(i + 1)
+                if not implied:
+                    assert from_record(path, game.number, found.group(1)).heading[0] == heading
