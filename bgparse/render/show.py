@@ -280,7 +280,11 @@ def _from_source(label: str, data: bytes, game: int, move: str) -> Shown:
                 continue
             if record.format == "mat" and lines is None:
                 lines = decode_bytes(data).text.split("\n")
-            laid = row_numbers(match, index, game_comments(record, match).get(index, ()))
+            laid: list[int | None]
+            try:
+                laid = list(row_numbers(match, index, game_comments(record, match).get(index, ())))
+            except ValueError:  # a game the .mat writer cannot lay out: no move numbers
+                laid = [None] * len(g.turns)
             written = _written_rows(lines, g.turns) if lines is not None else laid
             rows = [w if w is not None else r for w, r in zip(written, laid, strict=True)]
             if m.group("turn"):
@@ -294,14 +298,20 @@ def _from_source(label: str, data: bytes, game: int, move: str) -> Shown:
             else:
                 i = _pick(label, game, g.turns, rows, int(m.group("row")), m.group("column"))
             turn = g.turns[i]
-            named = f"move {rows[i]}{_COLUMNS[turn.side]}, turn {i + 1}"
+            at = rows[i]
+            named = f"move {at}{_COLUMNS[turn.side]}, turn {i + 1}" if at else f"turn {i + 1}"
             return turn_shown(label, match.players, match.findings, turn, i + 1, named)
     known = ", ".join(str(n) for n in games_seen) or "none"
     raise ShowError(f"{label}: no game {game} (games: {known})")
 
 
 def _pick(
-    label: str, game: int, turns: tuple[Turn, ...], rows: list[int], row: int, column: str | None
+    label: str,
+    game: int,
+    turns: tuple[Turn, ...],
+    rows: list[int | None],
+    row: int,
+    column: str | None,
 ) -> int:
     """The index of the turn at move `row` (in `column`, a or b, where given; else the row's
     first), or ShowError saying which moves the game has."""
@@ -327,10 +337,10 @@ def _pick(
     raise ShowError(f"{label}: game {game} has no move {row} (its moves: {_spans(rows)})")
 
 
-def _spans(numbers: list[int]) -> str:
+def _spans(numbers: list[int | None]) -> str:
     """`1, 3-5` for [1, 3, 3, 4, 5]; `none` for []."""
     out: list[str] = []
-    for n in sorted(set(numbers)):
+    for n in sorted({n for n in numbers if n is not None}):
         if out and out[-1].split("-")[-1] == str(n - 1):
             out[-1] = f"{out[-1].split('-')[0]}-{n}"
         else:
