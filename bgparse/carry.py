@@ -23,8 +23,10 @@ properties bgparse does not know) goes into the `.mat` file as the tag `SGF XX`,
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import replace
 
-from bgparse.events import Comment, MatchRecord
+from bgparse.events import Comment, MatchRecord, Win
+from bgparse.rules.wording import plural
 from bgparse.verified import VerifiedMatch
 
 __all__ = [
@@ -37,6 +39,7 @@ __all__ = [
     "WRITTEN",
     "game_comments",
     "mat_tag_value",
+    "recorded_results",
     "split_mat_tag_value",
 ]
 
@@ -142,3 +145,37 @@ def game_comments(record: MatchRecord, match: VerifiedMatch) -> dict[int, list[t
             n = 0 if after is None else bisect_right(places, after)
             out.setdefault(index, []).append((n, action.text))
     return out
+
+
+def recorded_results(record: MatchRecord, match: VerifiedMatch) -> tuple[VerifiedMatch, list[str]]:
+    """`match` with each game's result as the record writes it, where the replay scored it
+    otherwise: the points of the game's `Wins N` line (for the side the replay says won) and
+    the game's score line as written (where it reads as one). What `convert` writes unless
+    asked to repair. Also one line per game that differs, saying what the record says and
+    what the replay verified (the same list describes a repair)."""
+    games = list(match.games)
+    said: list[str] = []
+    for index, (game, verified) in enumerate(zip(record.games, match.games, strict=False)):
+        if game.number != verified.number:
+            continue
+        wins = [a for a in game.actions if type(a) is Win and a.side == verified.winner]
+        points = wins[-1].points if wins else verified.points
+        score = verified.score_written if min(verified.score_written) >= 0 else None
+        if score is None or score == verified.score_before:
+            score = verified.score_before
+        if points == verified.points and score == verified.score_before:
+            continue
+        games[index] = replace(verified, points=points, score_before=score)
+        if points != verified.points:
+            said.append(
+                f"game {game.number}: the record's Wins {plural(points, 'point')}, "
+                f"the replay's {verified.points}"
+            )
+        if score != verified.score_before:
+            said.append(
+                f"game {game.number}: the record's score {score[0]}-{score[1]}, the replay's "
+                f"{verified.score_before[0]}-{verified.score_before[1]}"
+            )
+    if not said:
+        return match, said
+    return replace(match, games=tuple(games)), said

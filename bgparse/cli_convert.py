@@ -3,21 +3,27 @@ SGF layout, and generated self-play matches written as files. `register(app)` ad
 command line; like the rest of the CLI they only turn library results into files, messages and
 exit codes (0 all done, 1 some file failed or was refused, 2 usage error or unreadable input).
 
-Output files go into `--out` only, named by the input's stem (or the generator's seed and match
-number) and the new extension. An existing file is never overwritten without `--force`, and then
-it is replaced atomically (a new file renamed over it, so a symbolic link there is replaced, not
-followed out of `--out`). New files get the permissions the umask gives.
+Output files go into `--out` only: a converted file where its input stands below the folder
+named (archive members below a folder of the archive's name), named by the input's stem (its
+whole name where another input there has that stem; or the generator's seed and match
+number) and the new extension. An existing file is never
+overwritten without `--force`, and then it is replaced atomically (a new file renamed over it,
+so a symbolic link there is replaced, not followed out of `--out`). New files get the
+permissions the umask gives.
 """
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from bgparse.cli_base import RulesOption, WriteFormat, echo_error, iter_blobs, rule_profile
+from bgparse.cli_base import RulesOption, WriteFormat, echo_error, rule_profile
 from bgparse.errors import OutputError, UsageError
+from bgparse.findings import Finding, SyntaxRecordError
 from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
@@ -63,6 +69,40 @@ def _write(target: Path, text: str, *, force: bool, written: set[Path]) -> None:
 
 # --- convert --------------------------------------------------------------------------------
 
+#: A compressed file's suffix (`match.mat.gz` is read as the one member `match.mat`).
+_COMPRESSED = re.compile(r"\.(?:gz|gzip|z|bz2|bzip2|xz|lzma)$", re.IGNORECASE)
+
+
+def _parts(shown: str) -> list[str]:
+    """A display name's path parts, as the file system spells them (`bgparse.paths`)."""
+    from bgparse.paths import path_from_display
+
+    return [p for p in path_from_display(shown).replace("\\", "/").split("/") if p]
+
+
+def _relative(top: str, label: str, archive: str | None) -> list[str]:
+    """Where below --out the output of input `label` goes, as path parts ending in the name
+    whose stem names the file: the input's path below the folder `top` named (its own name
+    alone for a file or archive named itself); an archive's members below a folder of the
+    archive's name, except a compressed file's one member, which stands for the file."""
+    from bgparse.paths import display_path
+
+    shown_top = display_path(top)
+    folder = os.path.isdir(top)
+
+    def below(name: str) -> list[str]:
+        if folder and name.startswith(shown_top.rstrip("/") + "/"):
+            return _parts(name[len(shown_top.rstrip("/")) + 1 :])
+        return _parts(name)[-1:]
+
+    if archive is None:
+        return below(label)
+    member = _parts(label[len(archive) + 1 :])
+    outer = below(archive)
+    if member == [_COMPRESSED.sub("", outer[-1])]:
+        return [*outer[:-1], *member]  # a compressed file: its one member is the file
+    return [*(outer if folder else []), *member]
+
 
 def convert(
     inputs: Annotated[
@@ -77,71 +117,104 @@ def convert(
         bool, typer.Option("--force", help="Replace output files that exist.")
     ] = False,
     rules: RulesOption = None,
+    repair: Annotated[
+        bool,
+        typer.Option(
+            "--repair",
+            help="Write the verified result (points, scores) where the record's differs.",
+        ),
+    ] = False,
 ) -> None:
     """Rewrite match records as GNU Backgammon writes them (`.mat` export or SGF): each input is
-    read, replayed through the rules, and written to --out with its stem and the new
-    extension. Exit 0: all converted; 1: some file was not (it exists, or writing failed);
+    read, replayed through the rules, and written below --out where it stands below the folder
+    named (a file named alone: in --out), with its stem and the new extension. A result the
+    replay scores otherwise is written as the record says it, and reported; --repair writes the
+    verified one. Exit 0: all converted; 1: some file was not (it exists, or writing failed);
     2: usage error or unreadable input."""
-    from bgparse.carry import game_comments
+    from bgparse.carry import game_comments, recorded_results
     from bgparse.findings import RecordError
-    from bgparse.paths import path_from_display
-    from bgparse.readers import iter_records
+    from bgparse.readers import MAX_FILE_BYTES, iter_records
     from bgparse.replay import replay
+    from bgparse.store.inputs import InputFile, InputRef, Limits, check_paths, iter_inputs
     from bgparse.writers import write_mat, write_sgf
     from bgparse.writers.mat import unwritable_cubes
 
     overrides = rule_profile(rules, {}) or None
-    blobs = iter_blobs(inputs)
+    check_paths(inputs)
     folder = _out_dir(out)
     written: set[Path] = set()
+    taken: dict[Path, str] = {}  # each output's path: the name of the input it is for
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
-    for label, data, refused in blobs:
-        # A member's own name names its output; the name as the file system spells it, not its
-        # display form (bgparse.paths).
-        stem = Path(path_from_display(label.rsplit("!", 1)[-1])).stem
-        try:
-            if refused is not None:
-                raise refused
-            records = list(iter_records(data, label))
-        except RecordError as exc:
-            counts["unreadable"] += 1
-            typer.echo(exc.format(), err=True)
-            continue
-        parts: list[str] = []
-        errors = 0
-        lost: list[str] = []
-        for record in records:
-            match = replay(record, overrides)
-            errors += sum(1 for f in match.findings if f.severity.value == "error")
-            # Comments inside games are not in the verified match: placed from the record.
-            notes = game_comments(record, match)
-            if to == "mat":
-                lost += unwritable_cubes(match)
-                parts.append(write_mat(match, comments=record.comments, game_comments=notes))
-            else:
-                parts.append(write_sgf(match, comments=record.comments, game_comments=notes))
-        # Several matches of one file go into one output file, one after the other, as both
-        # formats allow.
-        text = ("\n" if to == "mat" else "").join(parts)
-        target = folder / f"{stem}.{to.value}"
-        try:
-            _write(target, text, force=force, written=written)
-        except _Refused as exc:
-            counts["failed"] += 1
-            echo_error(str(exc))
-            continue
-        except OSError as exc:
-            counts["failed"] += 1
-            echo_error(f"{display_path(target)}: cannot write: {exc.strerror or exc}")
-            continue
-        counts["converted"] += 1
-        note = f" ({plural(errors, 'error')}: written as the replay reads them)" if errors else ""
-        if lost:
-            note += (
-                f" (a .mat cannot write {'; '.join(lost)}: the file reads back with other cube "
-                "values)"
+    limits = Limits(max_file_bytes=MAX_FILE_BYTES)  # as large as the readers take
+    for top in inputs:
+        for item in iter_inputs([top], limits):
+            if isinstance(item, InputRef) or (not isinstance(item, InputFile) and not item.reason):
+                continue
+            label = item.path
+            try:
+                if not isinstance(item, InputFile):
+                    # Refused, or an archive that could not be read to its end.
+                    raise SyntaxRecordError(Finding.make("S016", item.reason or "", 1, 1), label)
+                records = list(iter_records(item.data, label))
+            except RecordError as exc:
+                counts["unreadable"] += 1
+                typer.echo(exc.format(), err=True)
+                continue
+            parts: list[str] = []
+            errors = 0
+            lost: list[str] = []
+            results: list[str] = []
+            for record in records:
+                match = replay(record, overrides)
+                errors += sum(1 for f in match.findings if f.severity.value == "error")
+                # Comments inside games are not in the verified match: placed from the record.
+                notes = game_comments(record, match)
+                kept, differ = recorded_results(record, match)
+                results += differ
+                if not repair:
+                    match = kept
+                if to == "mat":
+                    lost += unwritable_cubes(match)
+                    parts.append(write_mat(match, comments=record.comments, game_comments=notes))
+                else:
+                    parts.append(write_sgf(match, comments=record.comments, game_comments=notes))
+            # Several matches of one file go into one output file, one after the other, as
+            # both formats allow.
+            text = ("\n" if to == "mat" else "").join(parts)
+            where = _relative(os.fspath(top), label, item.archive_path)
+            target = folder.joinpath(*where[:-1], f"{Path(where[-1]).stem}.{to.value}")
+            if taken.get(target.resolve(), where[-1]) != where[-1]:
+                # Another input of this folder has the same stem (`test.mat`, `test.xg`):
+                # this one keeps its whole name (`test.xg.sgf`). One of the same whole name
+                # (two files named alone) is refused below.
+                target = target.with_name(f"{where[-1]}.{to.value}")
+            taken.setdefault(target.resolve(), where[-1])
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                _write(target, text, force=force, written=written)
+            except _Refused as exc:
+                counts["failed"] += 1
+                echo_error(str(exc))
+                continue
+            except OSError as exc:
+                counts["failed"] += 1
+                echo_error(f"{display_path(target)}: cannot write: {exc.strerror or exc}")
+                continue
+            counts["converted"] += 1
+            note = (
+                f" ({plural(errors, 'error')}: written as the replay reads them)" if errors else ""
             )
-        typer.echo(f"{label} -> {display_path(target)}{note}")
+            if results:
+                how = (
+                    "repaired as verified" if repair else "kept as recorded (--repair: as verified)"
+                )
+                note += f" (results {how}: {'; '.join(results)})"
+            if lost:
+                note += (
+                    f" (a .mat cannot write {'; '.join(lost)}: the file reads back with other "
+                    "cube values)"
+                )
+            typer.echo(f"{label} -> {display_path(target)}{note}")
     typer.echo(
         f"{counts['converted']} converted, {counts['failed']} failed, "
         f"{counts['unreadable']} unreadable"

@@ -44,7 +44,8 @@ def show_command(
         str,
         typer.Argument(
             help="a GNU Position ID (optionally :MatchID), an XGID, or FILE:GAME:MOVE "
-            "(MOVE counts the game's rolls and cube actions from 1)",
+            "(MOVE: the record's move number, 19, with its column, 19a or 19b, or t and "
+            "the game's turn count, both sides' rolls and cube actions, t37)",
             metavar="WHAT",
         ),
     ],

@@ -16,6 +16,8 @@ from bgparse.findings import Finding
 
 __all__ = [
     "BAR",
+    "GENERATED",
+    "GENERATOR",
     "OFF",
     "Action",
     "Beaver",
@@ -43,6 +45,12 @@ __all__ = [
 #: Point numbers as notated, from the mover's own side: 25 is its bar, 0 is off.
 BAR = 25
 OFF = 0
+
+#: The transcriber `bgparse generate` names in the files it writes (the `.mat` tag
+#: `; [Transcriber "bgparse generate"]`, SGF `AN[bgparse generate]`): the mark by which the
+#: readers tell a generated match, whose dialect (and so the dataset's `source`) is GENERATED.
+GENERATOR = "bgparse generate"
+GENERATED = "bgparse-generated"
 
 
 class Span(NamedTuple):

@@ -20,7 +20,7 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bgparse.events import MatchInfo
+from bgparse.events import GENERATED, GENERATOR, MatchInfo
 from bgparse.rules import (
     CubeState,
     MatchState,
@@ -135,10 +135,10 @@ def generate_match(
         path=f"generated-{seed}",
         index=index,
         format="generated",
-        dialect="bgparse",
+        dialect=GENERATED,
         players=(first, second),
         length=length,
-        info=MatchInfo(transcriber="bgparse generate"),
+        info=MatchInfo(transcriber=GENERATOR),
         tags=(),
         games=tuple(played),
         final_score=state.scores,

@@ -8,10 +8,13 @@ checkers actually hit, positions as GNU Position ID + Match ID, results as compu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from bgparse.events import MatchInfo
 from bgparse.findings import Finding, Severity
+
+if TYPE_CHECKING:
+    from bgparse.rules.position import Position
 
 __all__ = ["CubeAction", "ResolvedStep", "Turn", "VerifiedGame", "VerifiedMatch"]
 
@@ -56,6 +59,17 @@ class Turn(NamedTuple):
     away: tuple[int, int] | None = None  # (mover, opponent) points needed; None in money play
     crawford: bool = False
     race: bool | None = None  # no contact left in the position before the action
+
+    @property
+    def position(self) -> Position:
+        """The board before the action as a `Position`, the side on roll as its mover (the
+        roller, or the doubler: for a take, drop, beaver or raccoon that is not `side`):
+        `position_id` decoded on each call (the replay keeps the ID, not the object). For 15
+        checkers a side; a Hypergammon turn's is
+        `Position.from_position_id(turn.position_id, checkers=3)`."""
+        from bgparse.rules.position import Position
+
+        return Position.from_position_id(self.position_id)
 
 
 @dataclass(frozen=True, slots=True)

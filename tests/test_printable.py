@@ -84,13 +84,13 @@ def test_show_draws_a_well_formed_svg_and_a_safe_text_board(tmp_path: Path) -> N
     path = tmp_path / "esc.mat"
     path.write_text(RECORD, encoding="utf-8")
     svg = tmp_path / "board.svg"
-    result = runner.invoke(app, ["show", f"{path}:1:2", "--format", "svg", "--out", str(svg)])
+    result = runner.invoke(app, ["show", f"{path}:1:t2", "--format", "svg", "--out", str(svg)])
     assert result.exit_code == 0, result.output
     doc = xml.dom.minidom.parse(str(svg))  # XML forbids control characters: this would raise
     texts = "".join(n.data for n in doc.getElementsByTagName("text")[0].parentNode.childNodes
                     if n.nodeType == n.TEXT_NODE)  # fmt: skip
     assert "\x1b" not in texts
-    text = runner.invoke(app, ["show", f"{path}:1:2"])
+    text = runner.invoke(app, ["show", f"{path}:1:t2"])
     assert text.exit_code == 0 and _no_controls(text.stdout)
     assert printable(ESC_NAME) in text.stdout
 

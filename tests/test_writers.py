@@ -643,12 +643,12 @@ def test_convert_reads_archives_and_names_outputs_by_member(inputs: Path, tmp_pa
     result = CliRunner().invoke(app, args)
     assert (result.exit_code, result.stderr) == (0, "")
     assert result.stdout == (
-        f"{archive}!round1/m1.mat -> {out / 'm1.sgf'}\n"
+        f"{archive}!round1/m1.mat -> {out / 'round1' / 'm1.sgf'}\n"
         f"{packed}!m2.mat -> {out / 'm2.sgf'}\n2 converted, 0 failed, 0 unreadable\n"
     )
-    for stem in ("m1", "m2"):
+    for stem, where in (("m1", "round1/m1"), ("m2", "m2")):  # a member below the archive
         [record] = read_path(inputs / f"{stem}.mat")
-        assert (out / f"{stem}.sgf").read_text(encoding="utf-8") == write_sgf(replay(record))
+        assert (out / f"{where}.sgf").read_text(encoding="utf-8") == write_sgf(replay(record))
 
 
 def test_convert_usage_errors_exit_2(inputs: Path, tmp_path: Path) -> None:

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 from bgparse.events import MatchRecord
 from bgparse.findings import Finding, SyntaxRecordError
-from bgparse.paths import display_path
 from bgparse.readers.decode import (
     MAX_LINE,
     DecodedText,
@@ -235,8 +234,26 @@ class SourceLines:
         )
 
 
-def read_path(path: str | Path) -> list[MatchRecord]:
-    """Every match record of a file on disk (raises `SyntaxRecordError` or `OSError`), each
-    labelled with the display form of the file's name (`bgparse.paths`)."""
-    p = Path(path)
-    return list(iter_records(p.read_bytes(), display_path(p)))
+def read_path(path: str | os.PathLike[str]) -> list[MatchRecord]:
+    """Every match record under `path`, found as every command finds its inputs
+    (`bgparse.store.inputs.iter_inputs`): a file, a compressed file (`.gz`, `.bz2`, `.xz`), a
+    folder (searched recursively in sorted order, every file in it whatever its name) or a
+    `.zip`/`.tar`/`.tar.gz` archive (every member, never unpacked). Each record is labelled as
+    `validate` names its file: the display form of its name (`bgparse.paths`), a member as
+    `archive!member`.
+
+    Raises `bgparse.errors.NoSuchPath` (a UsageError) for a path that does not exist and
+    UsageError for a folder with no file in it; `InputError` naming the input and why for one
+    that is not read (a PDF, a FIFO, a symbolic link to a folder, a damaged archive); the
+    `RecordError` of a file that holds no readable match record."""
+    from bgparse.errors import InputError
+    from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, check_paths, iter_inputs
+
+    check_paths([path])
+    records: list[MatchRecord] = []
+    for item in iter_inputs([path], Limits(max_file_bytes=MAX_FILE_BYTES)):
+        if isinstance(item, InputFile):
+            records.extend(iter_records(item.data, item.path))
+        elif isinstance(item, Rejected) or (isinstance(item, Archive) and item.reason):
+            raise InputError(f"{item.path}: {item.reason}")
+    return records

@@ -22,6 +22,8 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
 from bgparse.events import (
+    GENERATED,
+    GENERATOR,
     Action,
     Beaver,
     CannotMove,
@@ -462,6 +464,8 @@ _SITE_DIALECTS = (
 def _detect_dialect(tags: list[tuple[str, str]], f: _Features) -> str:
     """Producer and dialect from the Site tag where it speaks, else from the layout."""
     d = {k.strip().lower(): v.strip().lower() for k, v in tags}
+    if d.get("transcriber") == GENERATOR:
+        return GENERATED  # written by `bgparse generate` (its layout is GNU's)
     site = d.get("site", "")
     text_style = (f.bar_words["Bar"] + f.off_words["Off"] > 0) or f.counts > 0
     for needle, name in _SITE_DIALECTS:

@@ -84,6 +84,8 @@ from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from bgparse.carry import MAT_TAG_PREFIX, MAT_TAGS, RESULT, WRITTEN, split_mat_tag_value
 from bgparse.events import (
+    GENERATED,
+    GENERATOR,
     Action,
     Beaver,
     Comment,
@@ -140,7 +142,7 @@ _SNIFF = re.compile(
 )
 _COLOURS = ("W", "B")
 #: Dialects whose RU names every rule in force (GNU's writer and bgparse's): none is none.
-_RU_COMPLETE = frozenset({"gnubg-sgf", "bgparse-sgf"})
+_RU_COMPLETE = frozenset({"gnubg-sgf", "bgparse-sgf", GENERATED})
 _NO_RESULT = frozenset({"", "?", "0", "draw", "void", "d", "jigo"})
 
 
@@ -936,14 +938,16 @@ def _is_root(tree: _Tree) -> bool:
     return any(_name(p[0]) in ("FF", "GM") for p in tree.nodes[0].props)
 
 
-def _dialect(app: str | None) -> str:
+def _dialect(app: str | None, annotator: str | None) -> str:
     if app is None:
         return "sgf"
     low = app.lower()
     if low.startswith("gnu backgammon"):
         return "gnubg-sgf"
     if low.startswith("bgparse:"):
-        return "bgparse-sgf"  # bgparse's writer: RU as GNU writes it
+        # bgparse's writer: RU as GNU writes it; `bgparse generate` names itself in AN.
+        generated = (annotator or "").strip().lower() == GENERATOR
+        return GENERATED if generated else "bgparse-sgf"
     if "backgammonhub" in low:
         return "backgammonhub-sgf"
     if "gibbon" in low:
@@ -1038,7 +1042,7 @@ def _match(
             tags.append((MAT_TAG_PREFIX + tag[0], tag[1]))
     tags.append(("analysis_props", " ".join(analysis)))
     words = {w for h in group for w in h.rules}
-    dialect = _dialect(_first(root, "AP"))
+    dialect = _dialect(_first(root, "AP"), _first(root, "AN"))
     gnu = dialect in _RU_COMPLETE
     variation = next((w for w in _VARIANTS if w in words), "Standard" if gnu else None)
     ratings = (_rating(_first(root, "WR")), _rating(_first(root, "BR")))

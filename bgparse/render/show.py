@@ -19,7 +19,16 @@ from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, PositionError
 from bgparse.verified import Turn
 
-__all__ = ["ShowError", "Shown", "from_ids", "from_record", "from_xgid", "resolve", "turn_shown"]
+__all__ = [
+    "ShowError",
+    "Shown",
+    "from_ids",
+    "from_record",
+    "from_xgid",
+    "on_roll",
+    "resolve",
+    "turn_shown",
+]
 
 
 class ShowError(UsageError, ValueError):
@@ -94,11 +103,21 @@ def _board_from_match_id(state: MatchIdState, names: tuple[str, str] | None = No
     )
 
 
+#: Turns whose side answers an offer: their board (Position ID, Match ID) is the offerer's.
+_ANSWERS = frozenset({"take", "drop", "beaver", "raccoon"})
+
+
+def on_roll(turn: Turn) -> int:
+    """The side on roll at `turn`, whose view its Position ID and Match ID take: `side`, but
+    for an answer to a double (take, drop, beaver, raccoon) the side that offered it."""
+    return 1 - turn.side if turn.kind in _ANSWERS else turn.side
+
+
 def _board_from_turn(turn: Turn, names: tuple[str, str]) -> Board:
     """The board of a turn that has no Match ID: the replay writes none where the match's
     length is past what one holds (an S014 length such as 99999). The turn keeps the cube
     itself; the length (and with it the score) is left unknown rather than made up."""
-    me = turn.side
+    me = on_roll(turn)
     return Board(
         cube=turn.cube_value,
         cube_owner=_owner(turn.cube_owner, me),
@@ -197,41 +216,136 @@ def _record_source(name: str) -> tuple[str, bytes] | None:
     return None
 
 
-def from_record(path: str | Path, game: int, move: int) -> Shown:
-    """The board before turn `move` (1 = the game's first roll or cube action, counting both
-    sides) of game `game` (as the record numbers its games) of the first match in `path`
-    that has such a game, with the recorded play drawn; for an illegal play the legal plays
-    of that roll are listed. `path` is a file, a compressed file or `ARCHIVE!MEMBER`, by its
-    name or by its display form."""
+def from_record(path: str | Path, game: int, move: int | str) -> Shown:
+    """The board before a turn of game `game` (as the record numbers its games) of the first
+    match in `path` that has such a game, with the recorded play drawn; for an illegal play
+    the legal plays of that roll are listed. `move` is a MOVE as `bgparse show` reads it
+    (`19`, `19a`, `19b`: the record's move 19, its first action or that of the left or
+    right column; `t37`: the game's 37th turn, counting both sides' rolls and cube actions),
+    or an int, the turn count. `path` is a file, a compressed file or `ARCHIVE!MEMBER`, by
+    its name or by its display form."""
     source = _record_source(os.fsdecode(path))
     if source is None:
         raise ShowError(f"{display_path(path)}: no such file or folder")
-    return _from_source(*source, game, move)
+    return _from_source(*source, game, f"t{move}" if isinstance(move, int) else move)
 
 
-def _from_source(label: str, data: bytes, game: int, move: int) -> Shown:
+#: MOVE of `FILE:GAME:MOVE`: `t` and a turn count, or a move number with its column.
+_MOVE = re.compile(r"(?:(?P<turn>[tT])(?P<count>\d+)|(?P<row>\d+)(?P<column>[abAB])?)")
+#: A row number in a `.mat` line: at its start or after a blank (a repeat count is `(2)`).
+_ROW = re.compile(r"(?:^|(?<=\s))(\d+)\)")
+_COLUMNS = "ab"
+_BEAVERS = frozenset({"beaver", "raccoon"})
+
+
+def _written_rows(lines: list[str], turns: tuple[Turn, ...]) -> list[int | None]:
+    """Each turn's move number as its `.mat` row writes it: the last row number on its line
+    before its column; None where the line has none."""
+    out: list[int | None] = []
+    for turn in turns:
+        text = lines[turn.line - 1] if 0 < turn.line <= len(lines) else ""
+        found = [m for m in _ROW.finditer(text) if m.end() <= turn.column - 1]
+        out.append(int(found[-1].group(1)) if found else None)
+    return out
+
+
+def _from_source(label: str, data: bytes, game: int, move: str) -> Shown:
+    from bgparse.carry import game_comments
     from bgparse.readers import iter_records
+    from bgparse.readers.decode import decode_bytes
     from bgparse.replay import replay
+    from bgparse.writers.mat import row_numbers
 
+    m = _MOVE.fullmatch(move)
+    if m is None:
+        raise ShowError(
+            f"{label}: cannot read move {move!r}: give the record's move number (19), with "
+            "its column (19a left, 19b right), or t and a turn count (t37)"
+        )
+    for part in ("count", "row"):
+        digits = m.group(part)
+        if digits is not None and len(digits.lstrip("0")) > _MAX_DIGITS:
+            raise ShowError(f"{label}: no move {move[:20]}... (too large)")
     try:
         records = list(iter_records(data, label))
     except RecordError as exc:
         raise ShowError(exc.format().split("\n", 1)[0]) from None
     games_seen: list[int] = []
+    lines: list[str] | None = None
     for record in records:
         match = replay(record)
-        for g in match.games:
+        for index, g in enumerate(match.games):
             games_seen.append(g.number)
             if g.number != game:
                 continue
-            if not 1 <= move <= len(g.turns):
-                raise ShowError(
-                    f"{label}: game {game} has {len(g.turns)} turns (rolls and cube actions), "
-                    f"no turn {move}"
-                )
-            return turn_shown(label, match.players, match.findings, g.turns[move - 1], move)
+            if record.format == "mat" and lines is None:
+                lines = decode_bytes(data).text.split("\n")
+            laid: list[int | None]
+            try:
+                laid = list(row_numbers(match, index, game_comments(record, match).get(index, ())))
+            except ValueError:  # a game the .mat writer cannot lay out: no move numbers
+                laid = [None] * len(g.turns)
+            written = _written_rows(lines, g.turns) if lines is not None else laid
+            rows = [w if w is not None else r for w, r in zip(written, laid, strict=True)]
+            if m.group("turn"):
+                count = int(m.group("count"))
+                if not 1 <= count <= len(g.turns):
+                    raise ShowError(
+                        f"{label}: game {game} has {len(g.turns)} turns (rolls and cube "
+                        f"actions), no turn {count}"
+                    )
+                i = count - 1
+            else:
+                i = _pick(label, game, g.turns, rows, int(m.group("row")), m.group("column"))
+            turn = g.turns[i]
+            at = rows[i]
+            named = f"move {at}{_COLUMNS[turn.side]}, turn {i + 1}" if at else f"turn {i + 1}"
+            return turn_shown(label, match.players, match.findings, turn, i + 1, named)
     known = ", ".join(str(n) for n in games_seen) or "none"
     raise ShowError(f"{label}: no game {game} (games: {known})")
+
+
+def _pick(
+    label: str,
+    game: int,
+    turns: tuple[Turn, ...],
+    rows: list[int | None],
+    row: int,
+    column: str | None,
+) -> int:
+    """The index of the turn at move `row` (in `column`, a or b, where given; else the row's
+    first), or ShowError saying which moves the game has."""
+    # A take implied by a beaver or raccoon has no cell of its own: it shares its place with
+    # the action written there, which is the one meant.
+    at = sorted(
+        (i for i, r in enumerate(rows) if r == row),
+        key=lambda i: turns[i].kind == "take" and i > 0 and turns[i - 1].kind in _BEAVERS,
+    )
+    if column is not None:
+        side = _COLUMNS.index(column.lower())
+        chosen = [i for i in at if turns[i].side == side]
+        if chosen:
+            return chosen[0]
+        if at:
+            other = f"{row}{_COLUMNS[1 - side]}"
+            raise ShowError(
+                f"{label}: game {game}, move {row} has nothing in the "
+                f"{'left' if side == 0 else 'right'} column ({other} has)"
+            )
+    elif at:
+        return at[0]
+    raise ShowError(f"{label}: game {game} has no move {row} (its moves: {_spans(rows)})")
+
+
+def _spans(numbers: list[int | None]) -> str:
+    """`1, 3-5` for [1, 3, 3, 4, 5]; `none` for []."""
+    out: list[str] = []
+    for n in sorted({n for n in numbers if n is not None}):
+        if out and out[-1].split("-")[-1] == str(n - 1):
+            out[-1] = f"{out[-1].split('-')[0]}-{n}"
+        else:
+            out.append(str(n))
+    return ", ".join(out) or "none"
 
 
 def turn_shown(
@@ -240,9 +354,11 @@ def turn_shown(
     findings: tuple[Finding, ...],
     turn: Turn,
     move: int,
+    named: str | None = None,
 ) -> Shown:
-    """The board before `turn` (the game's turn number `move`, from 1) of the file shown as
-    `path` (its display form) with its play drawn,
+    """The board before `turn` (the game's turn number `move`, from 1; `named` says it
+    otherwise, `move 19a, turn 37`) of the file shown as `path` (its display form) with its
+    play drawn,
     the findings at that turn, and for an illegal play the legal plays. Raises ShowError
     when the turn's IDs do not decode (a record that set up an impossible board)."""
     # A name is drawn in an SVG file and printed to a terminal: its control characters shown.
@@ -259,7 +375,7 @@ def turn_shown(
         board,
         dice=turn.dice if turn.kind in ("play", "dance", "hidden") else None,
         play=tuple((s[0], s[1]) for s in turn.steps),
-        title=f"{path} game {turn.game} turn {move}",
+        title=f"{path} game {turn.game} {named or f'turn {move}'}",
     )
     mover = names[turn.side]
     what = {
@@ -268,8 +384,9 @@ def turn_shown(
         "hidden": f"{mover} rolls {_dice(turn.dice)} (play not shown)",
     }.get(turn.kind, f"{mover} {_VERBS.get(turn.kind, turn.kind)}")
     heading = (
-        f"{path}:{turn.line}:{turn.column}: game {turn.game}, turn {move}: {what}",
-        f"X = {names[turn.side]} (on roll), O = {names[1 - turn.side]}; " + _state_heading(board),
+        f"{path}:{turn.line}:{turn.column}: game {turn.game}, {named or f'turn {move}'}: {what}",
+        f"X = {names[on_roll(turn)]} (on roll), O = {names[1 - on_roll(turn)]}; "
+        + _state_heading(board),
     )
     said = [
         printable(f"{f.severity}: {f.code} {f.message}")
@@ -301,7 +418,7 @@ def _dice(dice: tuple[int, int] | None) -> str:
 
 _POSITION_ID = re.compile(r"^[A-Za-z0-9+/]{14}$")
 # DOTALL: a file's name may hold a newline.
-_RECORD = re.compile(r"^(?P<path>.+):(?P<game>\d+):(?P<move>\d+)$", re.DOTALL)
+_RECORD = re.compile(r"^(?P<path>.+):(?P<game>\d+):(?P<move>[tT]?\d+[abAB]?)$", re.DOTALL)
 #: More digits than any game or turn number has; also far below int()'s 4,300-digit limit.
 _MAX_DIGITS = 9
 
@@ -315,10 +432,9 @@ def resolve(what: str) -> Shown:
     m = _RECORD.match(text)
     source = _record_source(m.group("path")) if m else None
     if m and source is not None:
-        for part in ("game", "move"):
-            if len(m.group(part).lstrip("0")) > _MAX_DIGITS:
-                raise ShowError(f"{source[0]}: no {part} {m.group(part)[:20]}... (too large)")
-        return _from_source(*source, int(m.group("game")), int(m.group("move")))
+        if len(m.group("game").lstrip("0")) > _MAX_DIGITS:
+            raise ShowError(f"{source[0]}: no game {m.group('game')[:20]}... (too large)")
+        return _from_source(*source, int(m.group("game")), m.group("move"))
     head, sep, tail = text.partition(":")
     if _POSITION_ID.match(head):
         return from_ids(head, tail if sep else None)

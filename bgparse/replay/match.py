@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any
 
 from bgparse.events import (
+    GENERATED,
     Action,
     Beaver,
     CannotMove,
@@ -64,7 +65,7 @@ def rules_for(record: MatchRecord, overrides: Mapping[str, Any] | None = None) -
     then the caller's overrides (CLI options)."""
     if record.format == "sgf":
         words = record.games[0].rules if record.games else ()
-        if not words and record.dialect in ("gnubg-sgf", "bgparse-sgf"):
+        if not words and record.dialect in ("gnubg-sgf", "bgparse-sgf", GENERATED):
             # GNU Backgammon (and bgparse, as GNU) writes RU only when some rule applies: none
             # means none (no Crawford). Other producers may leave RU out, and then the
             # defaults stand.

@@ -136,7 +136,8 @@ def judge(
         r.add("R001", verdict.message, a.span, g, severity=Severity.INFO)
         return
     if code == "capped":
-        game.points = a.points
+        # Stored as the note says: the points the winner needed (the record's may be more).
+        game.points = game.needed(winner) or a.points
         r.add("R008", verdict.message, a.span, g)
         return
     if code == "studio-1004":

@@ -20,7 +20,7 @@ from bgparse.rules.ids import (
 from bgparse.rules.match import MatchState
 from bgparse.rules.notation import MoveLike, PlayError, WrittenMove, format_play, parse_play
 from bgparse.rules.plays import DiceError, LegalPlays, Play, legal_plays
-from bgparse.rules.position import BAR, OFF, VARIANTS, Position, PositionError
+from bgparse.rules.position import BAR, OFF, VARIANTS, Position, PositionError, PositionSummary
 from bgparse.rules.ruleset import RuleNote, RuleSet
 from bgparse.rules.scoring import explain_win_points, game_points, result_type
 from bgparse.rules.steps import Step
@@ -44,6 +44,7 @@ __all__ = [
     "PlayError",
     "Position",
     "PositionError",
+    "PositionSummary",
     "RuleNote",
     "RuleSet",
     "Step",

@@ -361,8 +361,9 @@ def _key_of(position: Position, after: Position) -> int | None:
 class Play:
     """One legal play: its canonical single-die steps and the position after it.
 
-    `after` has the other side on roll (as GNU's generator returns it); `after.swap()` is the
-    board with the same side still on roll."""
+    `after` has the other side on roll (as GNU's generator returns it), as `Position.apply`
+    and `verify_play(...).after` have it: `position.apply(play.steps) == play.after`, and
+    `after.swap()` is the board with the same side still on roll."""
 
     steps: tuple[Step, ...]
     after: Position

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import mul
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from bgparse.errors import RulesError
 from bgparse.rules.wording import plural
@@ -25,6 +25,7 @@ __all__ = [
     "VARIANTS",
     "Position",
     "PositionError",
+    "PositionSummary",
 ]
 
 #: Slot index of a side's bar; as a step's source it means "enter from the bar".
@@ -37,6 +38,18 @@ _set = object.__setattr__  # frozen dataclass fields are set this way
 
 class PositionError(RulesError):
     """A position (or a Position ID, or a physical step) that cannot be what the caller says."""
+
+
+class PositionSummary(NamedTuple):
+    """What `Position.summary` returns: a tuple (it unpacks as one) with named fields."""
+
+    position_id: str
+    mover_pips: int
+    opponent_pips: int
+    race: bool
+
+
+_new = tuple.__new__  # a NamedTuple without its interpreted __new__ (one per stored turn)
 
 
 def _board(points: Mapping[Any, int], *, mirror: bool, who: str) -> tuple[int, ...]:
@@ -211,6 +224,12 @@ class Position:
             f"{_points_repr(self.opponent, mirror=True)}{extra})"
         )
 
+    def __str__(self) -> str:
+        """The fixed-width text diagram `validate` prints (the mover, X, at the bottom)."""
+        from bgparse.rules.diagram import diagram
+
+        return diagram(self)
+
     def position_id(self) -> str:
         """The GNU Position ID, the side NOT on roll encoded first (as gnubg's code does)."""
         if self._checked and _board_summary is not None:
@@ -224,22 +243,26 @@ class Position:
                     raise PositionError(f"no Position ID for a side with counts {side!r}")
         return _encode_position_id(self.opponent, self.mover)
 
-    def summary(self) -> tuple[str, int, int, bool]:
-        """(Position ID, mover's pips, opponent's pips, is_race) at once: what a stored turn
-        keeps of its position. In C where the speed-ups are built (once per turn of every
-        stored match, it was a tenth of an import), else from one cached look-up per side.
+    def summary(self) -> PositionSummary:
+        """(Position ID, mover's pips, opponent's pips, is_race) at once, as a
+        `PositionSummary` (`position_id`, `mover_pips`, `opponent_pips`, `race`): what a
+        stored turn keeps of its position. In C where the speed-ups are built (once per turn
+        of every stored match, it was a tenth of an import), else from one cached look-up
+        per side.
         Raises PositionError like `position_id`."""
         if self._checked and _board_summary is not None:
             fast = _board_summary(self.opponent, self.mover)
             if fast is not None:
-                return fast
+                return _new(PositionSummary, fast)  # type: ignore[no-any-return]
         if not self._checked:
             self.position_id()  # the same checks and error
         opponent = _side_info(self.opponent)
         mover = _side_info(self.mover)
         # Rearmost checkers (own numbering) meet only while a + b > 25 (see has_contact).
         race = opponent[3] + mover[3] <= 25
-        return _join_halves(opponent, mover), mover[2], opponent[2], race
+        return _new(  # type: ignore[no-any-return]
+            PositionSummary, (_join_halves(opponent, mover), mover[2], opponent[2], race)
+        )
 
     def swap(self) -> Position:
         """The same board with the other side on roll."""
@@ -325,31 +348,86 @@ class Position:
 
     # --- physical change --------------------------------------------------------------------
 
-    def apply(self, steps: Iterable[tuple[int, int]] | Iterable[tuple[int, int, bool]]) -> Position:
-        """Move the mover's checkers physically; the mover stays on roll (see `swap`).
+    def apply(
+        self, play: str | Iterable[tuple[int, int]] | Iterable[tuple[int, int, bool]]
+    ) -> Position:
+        """The position after the mover makes `play`, with the other side on roll: the
+        convention of `Play.after`, `verify_play(...).after` and GNU Backgammon (`.swap()` of
+        the result is the same board with the mover still on roll).
 
-        Steps are (src, dst) in the mover's numbering, 25 = bar, 0 = off; a landing on a lone
-        opposing checker hits it. No dice or rules are checked, only that each step can be
-        made: a checker on src, src > dst, no two opposing checkers on dst.
-        """
+        `play` is move text in standard notation (`"13/10*/9 6/off"`, `"bar/22"`, `"8/4(2)"`)
+        or steps (src, dst[, hit]) in the mover's numbering, 25 = bar, 0 = off. No dice or
+        rules are checked (`legal_plays` and `verify_play` do that), only that each step can
+        be made in turn: a checker on src, src > dst, dst not held by two opposing checkers. A
+        landing on a lone opposing checker hits it, with or without a `*`; a `*` where no
+        checker is hit is refused. Anything that cannot be made raises PositionError (a
+        ValueError) quoting the move and why; text that is not notation raises PlayError."""
         mover = list(self.mover)
         opponent = list(self.opponent)
-        for step in steps:
-            src, dst = step[0], step[1]
-            if not (1 <= src <= 25 and 0 <= dst <= 24 and dst < src):
-                raise PositionError(f"step {src}/{dst}: points out of range or backwards")
-            if mover[src] <= 0:
-                raise PositionError(f"step {src}/{dst}: no checker of the mover on {src}")
-            if dst:
-                there = opponent[25 - dst]
-                if there >= 2:
-                    raise PositionError(f"step {src}/{dst}: point {dst} is blocked")
-                if there == 1:
-                    opponent[25 - dst] = 0
-                    opponent[BAR] += 1
-                mover[dst] += 1
-            mover[src] -= 1
-        return Position(tuple(mover), tuple(opponent), self.checkers)
+        if isinstance(play, str):
+            _apply_text(play, mover, opponent)
+        else:
+            for step in play:
+                if not (
+                    isinstance(step, tuple | list)
+                    and len(step) in (2, 3)
+                    and all(isinstance(x, int) and not isinstance(x, bool) for x in step[:2])
+                ):
+                    raise PositionError(f"step {step!r}: not (src, dst) or (src, dst, hit) ints")
+                why = _step(mover, opponent, step[0], step[1])
+                if why is not None:
+                    raise PositionError(f"step {step[0]}/{step[1]}: {why}")
+        return Position(tuple(opponent), tuple(mover), self.checkers)
+
+
+def _step(mover: list[int], opponent: list[int], src: int, dst: int) -> str | None:
+    """Move one of the mover's checkers from `src` to `dst` in place; why not, or None. A
+    hit blot goes to the opponent's bar."""
+    if not (1 <= src <= 25 and 0 <= dst <= 24 and dst < src):
+        return "points out of range or backwards"
+    if mover[src] <= 0:
+        return f"no checker of the mover on {'the bar' if src == BAR else src}"
+    if dst:
+        there = opponent[25 - dst]
+        if there >= 2:
+            return f"point {dst} is blocked"
+        if there == 1:
+            opponent[25 - dst] = 0
+            opponent[BAR] += 1
+        mover[dst] += 1
+    mover[src] -= 1
+    return None
+
+
+def _apply_text(text: str, mover: list[int], opponent: list[int]) -> None:
+    """`Position.apply` of move text: each group's checkers moved in place, in the order
+    written (the notation module imports this one, hence the late import)."""
+    from bgparse.rules.notation import parse_play, point_text, segment_text
+
+    starred: list[tuple[int, str]] = []
+    hit_at: set[int] = set()
+    for group in parse_play(text):
+        shown = "/".join(
+            point_text(p) + ("*" if h else "")
+            for p, h in zip(group.points, group.hits, strict=True)
+        ) + (f"({group.count})" if group.count > 1 else "")
+        starred += [(p, shown) for p, h in zip(group.points, group.hits, strict=True) if h]
+        for _ in range(group.count):
+            for src, dst in zip(group.points, group.points[1:], strict=False):
+                blot = 0 < dst <= 24 and 1 <= src <= 25 and opponent[25 - dst] == 1
+                why = _step(mover, opponent, src, dst)
+                if why is not None:
+                    raise PositionError(
+                        f"move {shown!r} in {text!r}: {segment_text(src, dst)}: {why}"
+                    )
+                if blot:
+                    hit_at.add(dst)
+    # A star marks a hit by the play, not by that group: `10/8 10/8*` hits once, with either.
+    for point, shown in starred:
+        if point not in hit_at:
+            raise PositionError(
+                f"move {shown!r} in {text!r}: no opposing checker on {point} to hit"
+            )
 
 
 # --- GNU Position ID ------------------------------------------------------------------------

@@ -36,6 +36,7 @@ __all__ = [
     "derived_mat_tags",
     "game_setups",
     "mat_tags",
+    "row_numbers",
     "turn_steps",
     "unwritable_cubes",
     "write_mat",
@@ -399,6 +400,18 @@ def write_mat(
     return nl.join(out) + nl
 
 
+def row_numbers(
+    match: VerifiedMatch, index: int, notes: Sequence[tuple[int, str]] = ()
+) -> list[int]:
+    """The row number `write_mat` (GNU's export) gives each turn of the match's game `index`,
+    in the order of its turns: a left (side 0) action opens a row, a right one closes it or
+    stands on a row of its own. The numbering of a record that writes none (SGF, `.xg`);
+    `notes` are the game's comments (`bgparse.carry.game_comments`), which close a row."""
+    rows = _Rows(MatStyle())
+    rows.game(match.games[index], False, str(match.rules.get("variant", "standard")), notes)
+    return rows.turn_rows
+
+
 def _score_line(players: tuple[str, str], score: tuple[int, int], style: MatStyle) -> str:
     lead = " " if style.leading_space else ""
     left = f"{players[0]}{style.score_colon}{score[0]}"
@@ -423,6 +436,7 @@ class _Rows:
         self.style = style
         self.lines: list[str] = []
         self.number = 0
+        self.turn_rows: list[int] = []  # per turn of the game laid out, its row's number
         self.open: str | None = None  # the open row's text up to and including the left cell
         self.open_kind = ""  # what the open row's left cell is: "cell", "drop" or "hidden"
         self.open_cell = ""
@@ -489,12 +503,14 @@ class _Rows:
             if kind == "take" and previous in ("beaver", "raccoon"):
                 # GNU and JF write no take after a beaver: the next roll implies it.
                 previous = kind
+                self.turn_rows.append(self.number)  # implied by the beaver's row
                 continue
             previous = kind
             if i in setups:
                 self.set_position(setups[i])
             hidden = kind == "hidden" and not turn.steps
             self.place(turn.side, self.cell(turn), "hidden" if hidden else kind)
+            self.turn_rows.append(self.number)
         if end is not None:
             self.set_position(end)
         if game.winner is not None:

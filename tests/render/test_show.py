@@ -101,10 +101,10 @@ def test_xgid_with_o_on_roll_draws_o_as_the_mover() -> None:
 
 
 def test_record_turn_with_an_illegal_play_lists_the_legal_plays(record: Path) -> None:
-    result = runner.invoke(app, ["show", f"{record}:1:1"])
+    result = runner.invoke(app, ["show", f"{record}:1:t1"])
     assert result.exit_code == 0, result.output
     out = result.output
-    assert out.startswith(f"{record}:5:6: game 1, turn 1: Alice to play 42\n")
+    assert out.startswith(f"{record}:5:6: game 1, move 1a, turn 1: Alice to play 42\n")
     assert diagram(Position.initial()) in out
     assert "recorded: 24/18 13/11\n" in out
     assert "error: P001 illegal play 42: 24/18 13/11 [wrong-dice]" in out
@@ -116,7 +116,7 @@ def test_record_turn_with_an_illegal_play_lists_the_legal_plays(record: Path) ->
 def test_record_turn_as_svg_draws_the_recorded_play(tmp_path: Path) -> None:
     legal = tmp_path / "legal.mat"
     legal.write_text(RECORD.replace("42: 24/18 13/11", "42: 24/20 24/22"), encoding="utf-8")
-    result = runner.invoke(app, ["show", f"{legal}:1:2", "--format", "svg"])
+    result = runner.invoke(app, ["show", f"{legal}:1:t2", "--format", "svg"])
     assert result.exit_code == 0, result.output
     svg = result.output
     arrows = sorted((a.get("data-from"), a.get("data-to")) for a in find(svg, "arrow"))
@@ -129,7 +129,7 @@ def test_record_turn_as_svg_draws_the_recorded_play(tmp_path: Path) -> None:
 
 
 def test_legal_turn_lists_no_plays(record: Path) -> None:
-    result = runner.invoke(app, ["show", f"{record}:1:2"])
+    result = runner.invoke(app, ["show", f"{record}:1:t2"])
     assert result.exit_code == 0
     assert "recorded: 6/5* 24/20" in result.output
     assert "legal plays" not in result.output
@@ -139,7 +139,7 @@ def test_legal_turn_lists_no_plays(record: Path) -> None:
     ("what", "message"),
     [
         ("nonsense", "bgparse: cannot read 'nonsense': give a GNU Position ID"),
-        ("nofile.mat:1:2", "bgparse: nofile.mat: no such file"),
+        ("nofile.mat:1:t2", "bgparse: nofile.mat: no such file"),
         ("AAAAAAAAAAAAAA", "bgparse: Position ID 'AAAAAAAAAAAAAA' decodes to an invalid"),
         (f"{START_ID}:zzz", "bgparse: Match ID must be 12 characters"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:5x:0:0:0:7:10", "bgparse: XGID"),
@@ -157,7 +157,7 @@ def test_missing_game_and_turn_are_one_line(record: Path) -> None:
     for what, message in (
         (f"{record}:3:1", f"bgparse: {record}: no game 3 (games: 1)\n"),
         (
-            f"{record}:1:9",
+            f"{record}:1:t9",
             f"bgparse: {record}: game 1 has 4 turns (rolls and cube actions), no turn 9\n",
         ),
     ):
@@ -169,7 +169,7 @@ def test_missing_game_and_turn_are_one_line(record: Path) -> None:
 def test_unreadable_record_is_one_line(tmp_path: Path) -> None:
     junk = tmp_path / "junk.mat"
     junk.write_bytes(b"\x00\x01binary\x00" * 20)
-    result = runner.invoke(app, ["show", f"{junk}:1:1"])
+    result = runner.invoke(app, ["show", f"{junk}:1:t1"])
     assert result.exit_code == 2
     assert result.stderr.startswith(f"bgparse: {junk}:")
     assert result.stderr.count("\n") == 1
@@ -183,14 +183,14 @@ def test_odd_file_names_are_found_and_shown_in_display_form(tmp_path: Path) -> N
         with open(target, "wb") as f:
             f.write(RECORD.encode())
         name = os.fsdecode(target)
-        ok = runner.invoke(app, ["show", f"{name}:1:2"])
+        ok = runner.invoke(app, ["show", f"{name}:1:t2"])
         assert ok.exit_code == 0, ok.output
         heading = ok.stdout_bytes.decode("utf-8").splitlines()[0]
         assert heading.startswith(f"{tmp_path}/{shown}:")
-        svg = runner.invoke(app, ["show", f"{name}:1:2", "-f", "svg"])
+        svg = runner.invoke(app, ["show", f"{name}:1:t2", "-f", "svg"])
         assert svg.exit_code == 0
         ET.fromstring(svg.stdout_bytes.decode("utf-8"))  # well-formed, valid UTF-8
-        missing = runner.invoke(app, ["show", f"{name}:1:9"])
+        missing = runner.invoke(app, ["show", f"{name}:1:t9"])
         assert missing.exit_code == 2
         assert missing.stderr_bytes.decode("utf-8").startswith(f"bgparse: {tmp_path}/{shown}: ")
         assert missing.stderr.count("\n") == 1
@@ -212,13 +212,13 @@ def test_a_turn_of_a_match_too_long_for_a_match_id_is_drawn(tmp_path: Path) -> N
     # turns without a Match ID: show said "no board to draw: Match ID must be 12 characters".
     record = tmp_path / "long.mat"
     record.write_text(RECORD.replace(" 3 point match", " 99999 point match"), encoding="utf-8")
-    result = runner.invoke(app, ["show", f"{record}:1:1"])
+    result = runner.invoke(app, ["show", f"{record}:1:t1"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0] == f"{record}:5:6: game 1, turn 1: Alice to play 42"
+    assert lines[0] == f"{record}:5:6: game 1, move 1a, turn 1: Alice to play 42"
     assert lines[1] == "X = Alice (on roll), O = Bob; cube 1 centred; X to play 42"
     assert diagram(Position.initial()) in result.stdout
-    svg = runner.invoke(app, ["show", f"{record}:1:2", "-f", "svg"])
+    svg = runner.invoke(app, ["show", f"{record}:1:t2", "-f", "svg"])
     assert svg.exit_code == 0
     assert ET.fromstring(svg.stdout).get("class") == "bg-board"
 
@@ -270,20 +270,20 @@ def test_a_turn_of_a_member_or_compressed_record_by_its_label(tmp_path: Path) ->
     with open(odd, "wb") as f:
         f.write(RECORD.encode())
     for what, label in (
-        (f"{tmp_path}/club.zip!r1/a.mat:1:2", f"{tmp_path}/club.zip!r1/a.mat"),
-        (f"{tmp_path}/club.zip!r1/b\\nc.mat:1:2", f"{tmp_path}/club.zip!r1/b\\nc.mat"),
-        (f"{tmp_path}/one.mat.gz:1:2", f"{tmp_path}/one.mat.gz!one.mat"),
-        (f"{tmp_path}/x\\xff.mat:1:2", f"{tmp_path}/x\\xff.mat"),
+        (f"{tmp_path}/club.zip!r1/a.mat:1:t2", f"{tmp_path}/club.zip!r1/a.mat"),
+        (f"{tmp_path}/club.zip!r1/b\\nc.mat:1:t2", f"{tmp_path}/club.zip!r1/b\\nc.mat"),
+        (f"{tmp_path}/one.mat.gz:1:t2", f"{tmp_path}/one.mat.gz!one.mat"),
+        (f"{tmp_path}/x\\xff.mat:1:t2", f"{tmp_path}/x\\xff.mat"),
     ):
         result = runner.invoke(app, ["show", what])
         assert result.exit_code == 0, (what, result.output)
-        assert result.stdout.startswith(f"{label}:5:34: game 1, turn 2: Bob to play 41\n")
-    whole = runner.invoke(app, ["show", f"{tmp_path}/club.zip:1:2"])
+        assert result.stdout.startswith(f"{label}:5:34: game 1, move 1b, turn 2: Bob to play 41\n")
+    whole = runner.invoke(app, ["show", f"{tmp_path}/club.zip:1:t2"])
     assert whole.exit_code == 2
     assert whole.stderr == (
         f"bgparse: {tmp_path}/club.zip holds 2 records: name one as ARCHIVE!MEMBER:GAME:MOVE, "
         f"such as '{tmp_path}/club.zip!r1/a.mat:1:1'\n"
     )
-    missing = runner.invoke(app, ["show", f"{tmp_path}/club.zip!r1/z.mat:1:2"])
+    missing = runner.invoke(app, ["show", f"{tmp_path}/club.zip!r1/z.mat:1:t2"])
     assert (missing.exit_code, missing.stderr.count("\n")) == (2, 1)
     assert missing.stderr.startswith(f"bgparse: {tmp_path}/club.zip!r1/z.mat: no such file")

@@ -20,7 +20,7 @@ def results(pos: Position, dice: tuple[int, int]) -> set[Position]:
 
 
 def expect(pos: Position, *plays: Steps) -> set[Position]:
-    return {pos.apply(steps).swap() for steps in plays}
+    return {pos.apply(steps) for steps in plays}
 
 
 def assert_legal_set(pos: Position, dice: tuple[int, int], *plays: Steps) -> None:
@@ -41,7 +41,7 @@ def assert_illegal(pos: Position, dice: tuple[int, int], text: str, reason: str)
 def assert_ok(pos: Position, dice: tuple[int, int], text: str, *steps: tuple[int, int]) -> None:
     check = verify_play(pos, dice, text)
     assert check.ok, (text, check.reason, check.message)
-    assert check.after == pos.apply(steps).swap()
+    assert check.after == pos.apply(steps)
 
 
 # 1. wildbg issue #29: a play using one die that leaves the other unplayable is illegal.
@@ -202,8 +202,8 @@ POS_13 = Position.from_points({13: 1}, {10: 1})
 
 def test_13_intermediate_blot() -> None:
     assert_legal_set(POS_13, (6, 3), [(13, 7), (7, 4)], [(13, 10), (10, 4)])
-    no_hit = POS_13.apply([(13, 7), (7, 4)]).swap()
-    hit = POS_13.apply([(13, 10), (10, 4)]).swap()
+    no_hit = POS_13.apply([(13, 7), (7, 4)])
+    hit = POS_13.apply([(13, 10), (10, 4)])
     assert no_hit != hit and hit.mover[25] == 1
     check = verify_play(POS_13, (6, 3), "13/4")
     assert check.ok and check.after == no_hit and not check.ambiguous
@@ -266,6 +266,6 @@ def test_same_position_by_different_routes() -> None:
 def test_doubles_mixing_hit_and_bear_off() -> None:
     pos = Position.from_position_id("2bYCNBB/NgAAAA")
     assert pos.mover[1:5] == (7, 0, 2, 2) and pos.opponent[25 - 2] == 1
-    want = pos.apply([(4, 2), (4, 2), (3, 1), (2, 0)]).swap()
+    want = pos.apply([(4, 2), (4, 2), (3, 1), (2, 0)])
     assert want in legal_plays(pos, (2, 2))
     assert verify_play(pos, (2, 2), "4/2*(2) 3/1 2/off").ok

@@ -67,7 +67,7 @@ def test_collection_api() -> None:
     for i, play in enumerate(listed):
         assert play in plays and play.after in plays
         assert plays.index_of(play.after) == i and plays[i] == play
-        assert play.after.opponent == START.apply(play.steps).mover  # the other side on roll
+        assert play.after == START.apply(play.steps)  # both: the other side on roll
         assert all(isinstance(s, Step) and s == (s.src, s.dst, s.hit) for s in play.steps)
     assert START.swap() not in plays and 42 not in plays
     assert plays.positions() == frozenset(p.after for p in listed)
@@ -115,7 +115,7 @@ def test_dice_errors() -> None:
 
 
 def test_verify_accepts_every_input_shape() -> None:
-    want = START.apply([(24, 18), (18, 16)]).swap()
+    want = START.apply([(24, 18), (18, 16)])
     shapes: list[WrittenPlay] = [
         "24/16",
         "24/18 18/16",
@@ -162,7 +162,7 @@ def test_verify_merged_notation() -> None:
     bar = Position.from_points({"bar": 1, 6: 5}, {})
     assert verify_play(bar, (6, 5), "bar/14").ok
     run = Position.from_points({22: 1, 6: 3}, {})
-    assert verify_play(run, (4, 4), "22/6").after == run.apply([(22, 6)]).swap()
+    assert verify_play(run, (4, 4), "22/6").after == run.apply([(22, 6)])
     lone = Position.from_points({10: 1}, {})
     for dice in ((6, 5), (5, 6)):
         check = verify_play(lone, dice, "10/off")
@@ -249,7 +249,7 @@ def test_verify_reasons(
     assert not check.ok and not bool(check)
     assert check.reason == reason, check.message
     assert check.message
-    assert check.after == pos.apply(as_written).swap()
+    assert check.after == pos.apply(as_written)
     if reason != "dice-invalid":
         alternatives = check.alternatives
         assert alternatives is not None and len(alternatives) >= 1
@@ -292,7 +292,7 @@ def test_gnubg_sample_plays_are_all_legal() -> None:
                 steps = [tuple(step) for step in action["move"]]
                 check = verify_play(pos, dice, steps)
                 assert check.ok, (path.name, action, check.reason, check.message)
-                assert check.after == pos.apply(steps).swap()
+                assert check.after == pos.apply(steps)
                 assert check.after in legal_plays(pos, dice)
                 count += 1
     assert count > 8000

@@ -79,7 +79,7 @@ def test_swap() -> None:
 
 def test_apply_moves_and_hits() -> None:
     pos = Position.from_points({13: 2, 6: 1, "bar": 0}, {10: 1, 4: 2})
-    after = pos.apply([(13, 10), (6, 0)])
+    after = pos.apply([(13, 10), (6, 0)]).swap()  # apply puts the other side on roll
     assert after.mover[13] == 1 and after.mover[10] == 1 and after.mover[6] == 0
     assert after.opponent[25] == 1 and after.opponent[15] == 0  # the blot on 10 is on the bar
     assert after.off() == (pos.off()[0] + 1, pos.off()[1])

@@ -129,8 +129,8 @@ def test_single_step_refusals_are_step_reasons_and_steps_are_what_apply_does(
         assert got in STEP_REASONS
         return
     assert got.src == src and got.dst == max(src - die, 0)
-    after = pos.apply([got])
-    assert got.hit == (after.opponent[25] == pos.opponent[25] + 1)
+    after = pos.apply([got])  # the other side on roll: its bar is the mover's bar
+    assert got.hit == (after.mover[25] == pos.opponent[25] + 1)
 
 
 # --- the fast generators against the reference search --------------------------------------
