@@ -339,13 +339,23 @@ def query_command(
         ),
     ] = None,
     wide: WideOption = False,
+    allow_writes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writes", help="let COPY, EXPORT and ATTACH write files and databases"
+        ),
+    ] = False,
 ) -> None:
     """Run SQL over the dataset: views matches, games, turns, cube_actions, findings, imports,
     and the bg_* macros of pipelines/ (see 'bgparse stats --list')."""
+    from bgparse.checks import utf8_text
     from bgparse.query import connect, print_result, run
 
+    # DuckDB takes text as UTF-8 only: bytes of another encoding in argv are refused here.
+    utf8_text("SQL", sql)
+    params = [_param_value(utf8_text("--param", p)) for p in param or []]
     con = connect(data)
-    result = run(con, sql, [_param_value(p) for p in param or []])
+    result = run(con, sql, params, allow_writes=allow_writes)
     print_result(result, fmt.value, _stdout(wide), fold=_fold(wide))
 
 

@@ -3,6 +3,12 @@ and rendering a result as a table, CSV or JSON.
 
 Everything runs in an embedded, in-memory DuckDB: no server, nothing written. Views list the
 files the manifest commits (never a glob), so a query never sees an import half done.
+
+A query reads what its user may read (the dataset, and any local file named in it), but writes
+nothing unless asked: `run` refuses the statements that write files or databases (COPY, EXPORT,
+ATTACH, DETACH) without `allow_writes`, and extensions (INSTALL, LOAD) always; once the views
+are built the connection's configuration is locked, with DuckDB's automatic installing and
+loading of extensions off (no network), so that no SET turns any of this back on.
 """
 
 from __future__ import annotations
@@ -133,26 +139,77 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
         con.execute(path.read_text(encoding="utf-8"))
     if active is not None:
         active.install_sides(con)
+    for setting in _LOCKED:
+        con.execute(setting)
     return con
 
 
-def run(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pa.Table:
+#: The connection's configuration once its views are built: no extension installed or loaded
+#: behind the query's back (`read_csv('https://...')` would fetch httpfs), and no SET after.
+_LOCKED = (
+    "SET autoinstall_known_extensions = false",
+    "SET autoload_known_extensions = false",
+    "SET allow_community_extensions = false",
+    "SET lock_configuration = true",
+)
+
+#: Statements that write a file or a database: refused unless the caller allows writes.
+_WRITES = {
+    duckdb.StatementType.COPY: "COPY",
+    duckdb.StatementType.EXPORT: "EXPORT",
+    duckdb.StatementType.ATTACH: "ATTACH",
+    duckdb.StatementType.DETACH: "DETACH",
+}
+
+
+def _check_statement(statement: Any, allow_writes: bool) -> None:
+    kind = statement.type
+    if kind == duckdb.StatementType.LOAD:
+        # INSTALL is a LOAD statement too.
+        raise QueryError("extensions are not installed or loaded by a query")
+    if kind in _WRITES and not allow_writes:
+        raise QueryError(
+            f"{_WRITES[kind]} writes files or databases: refused unless --allow-writes is given"
+        )
+
+
+def run(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: Sequence[Any] = (),
+    *,
+    allow_writes: bool = False,
+) -> pa.Table:
     """Run one statement with positional parameters (`?` or `$1`) and fetch it as Arrow.
-    More than one is refused: DuckDB would run them all and show only the last one's rows."""
+    More than one is refused: DuckDB would run them all and show only the last one's rows. A
+    statement that writes a file or a database is refused unless `allow_writes`; one that
+    installs or loads an extension always is."""
     try:
-        n = len(con.extract_statements(sql))
+        statements = con.extract_statements(sql)
+        n = len(statements)
         if n != 1:
             raise QueryError(
                 "no SQL statement given"
                 if n == 0
                 else f"one SQL statement at a time, not {n}: run each on its own"
             )
+        _check_statement(statements[0], allow_writes)
         with _signals_seen():
             rel = con.sql(sql, params=list(params) or None)
             # A statement without a result (CREATE, SET...) has run; it has no rows to show.
             return rel.to_arrow_table() if rel is not None else pa.table({})
     except duckdb.Error as exc:
-        raise QueryError(str(exc).strip()) from exc
+        raise QueryError(_one_line(str(exc))) from exc
+
+
+def _one_line(message: str) -> str:
+    """DuckDB's message on one line: its first line, and its suggestion ("Did you mean ...")
+    where it makes one; the quoted query and caret lines and the advice blocks are left out."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if not lines:
+        return "DuckDB refused the query"
+    hint = next((line for line in lines[1:] if line.startswith("Did you mean")), None)
+    return f"{lines[0]} ({hint})" if hint else lines[0]
 
 
 def _plain(value: Any) -> Any:
