@@ -80,6 +80,14 @@ def _fold(wide: bool) -> bool:
     return _is_terminal() and not wide
 
 
+#: The most rows a table shows on a screen (a note says how many more, and how to see them).
+SCREEN_ROWS = 500
+
+
+def _screen_rows() -> int | None:
+    return SCREEN_ROWS if _is_terminal() else None
+
+
 def import_command(
     paths: Annotated[
         list[Path],
@@ -356,7 +364,7 @@ def query_command(
     params = [_param_value(utf8_text("--param", p)) for p in param or []]
     con = connect(data)
     result = run(con, sql, params, allow_writes=allow_writes)
-    print_result(result, fmt.value, _stdout(wide), fold=_fold(wide))
+    print_result(result, fmt.value, _stdout(wide), fold=_fold(wide), screen_rows=_screen_rows())
 
 
 def _list_statistics() -> None:
@@ -400,7 +408,10 @@ def _stats_command(stat: Statistic) -> Any:
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"
-        print_result(result, fmt.value, _stdout(wide), title=title, fold=_fold(wide))
+        screen = _screen_rows()
+        print_result(
+            result, fmt.value, _stdout(wide), title=title, fold=_fold(wide), screen_rows=screen
+        )
 
     from bgparse.cli_filters import FILTER_NAMES, filter_parameters
 

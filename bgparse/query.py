@@ -28,6 +28,7 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -292,14 +293,38 @@ def print_result(
     *,
     title: str | None = None,
     fold: bool = False,
+    screen_rows: int | None = None,
 ) -> None:
     """Print a result to `console` in the chosen format; a table has numbers right-aligned and
     rates to three decimals. With `fold` (a terminal, not --wide) each rate and its interval
     share one `rate [lo, hi]` column, so that a table fits the screen. Cell text is shown
-    exactly as stored: never read as console markup."""
+    exactly as stored: never read as console markup.
+
+    `screen_rows`: the output is a screen, which shows at most that many rows, and a note of how
+    many more there are and how to see them. Without it (output piped or redirected) a table is
+    written as it goes, row by row, in bounded memory however many rows there are."""
     if fmt != "table":
         console.file.write(render(result, fmt))
         return
+    if screen_rows is None and not fold:
+        stream_table(result, console.file, title=title)
+        return
+    hidden_rows = 0
+    if screen_rows is not None and result.num_rows > screen_rows:
+        hidden_rows = result.num_rows - screen_rows
+        result = result.slice(0, screen_rows)
+    _print_table(result, console, title=title, fold=fold)
+    if hidden_rows:
+        console.print(
+            Text(
+                f"({hidden_rows:,} more {'row' if hidden_rows == 1 else 'rows'} not shown; "
+                "--format csv shows every row)",
+                style="dim",
+            )
+        )
+
+
+def _print_table(result: pa.Table, console: Console, *, title: str | None, fold: bool) -> None:
     table = Table(title=Text(title) if title else None, title_justify="left", show_lines=False)
     if fold:
         # A person reads this on a screen: lighter rules and headers that wrap between words.
@@ -353,6 +378,69 @@ def print_result(
     console.print(table)
     if result.num_rows == 0:
         console.print("(no rows)")
+
+
+def _width(text: str) -> int:
+    """Terminal cells the text takes (rich's measure; ASCII quickly)."""
+    return len(text) if text.isascii() else cell_len(text)
+
+
+def _texts(column: pa.Array) -> list[str]:
+    """`cell_text` of every value of a column, by its type where that is quicker."""
+    kind = column.type
+    values = column.to_pylist()
+    if pa.types.is_integer(kind):
+        return ["" if v is None else str(v) for v in values]
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return ["" if v is None else printable(v) for v in values]
+    return [cell_text(v) for v in values]
+
+
+#: Rows of a result read at a time when a table is streamed.
+_STREAM_BATCH = 4096
+
+
+def stream_table(result: pa.Table, out: Any, *, title: str | None = None) -> None:
+    """The table `print_result` draws off a screen (rich's heavy-headed box, numbers right,
+    one line per row, every column), written to `out` a batch of rows at a time: the widths
+    come from a first pass over the cells, the lines from a second, so no more than a batch
+    of rows is ever held as text. Rich's own table holds every cell several times over and
+    takes minutes for a hundred thousand rows."""
+    names = result.column_names
+    numeric = [
+        pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+        for t in result.schema.types
+    ]
+    widths = [cell_len(n) for n in names]
+    for batch in result.to_batches(_STREAM_BATCH):
+        for i, column in enumerate(batch.columns):
+            widths[i] = max(widths[i], max(map(_width, _texts(column)), default=0))
+
+    def line(cells: Sequence[str], sep: str) -> str:
+        padded = []
+        for text, width, right in zip(cells, widths, numeric, strict=True):
+            gap = " " * (width - _width(text))
+            padded.append(f" {gap}{text} " if right else f" {text}{gap} ")
+        return sep + sep.join(padded) + sep + "\n"
+
+    def rule(left: str, fill: str, mid: str, right: str) -> str:
+        return left + mid.join(fill * (w + 2) for w in widths) + right + "\n"
+
+    if not names:
+        widths, numeric = [0], [False]
+        names = [""]
+    if title:
+        # Rich, without wrapping off a screen, prints it on one line as it is.
+        out.write(printable(title) + "\n")
+    out.write(rule("┏", "━", "┳", "┓"))
+    out.write(line(names, "┃"))
+    out.write(rule("┡", "━", "╇", "┩"))
+    for batch in result.to_batches(_STREAM_BATCH):
+        columns = [_texts(c) for c in batch.columns]
+        out.write("".join(line(row, "│") for row in zip(*columns, strict=True)))
+    out.write(rule("└", "─", "┴", "┘"))
+    if result.num_rows == 0:
+        out.write("(no rows)\n")
 
 
 def _print_expanded(
