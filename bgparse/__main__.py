@@ -10,15 +10,25 @@ from bgparse import environment, interrupts
 def main() -> None:
     """Console entry point. The command line's modules (typer, rich, DuckDB, Arrow) take most of
     a second to load: a Ctrl-C or SIGTERM meanwhile ends the command with one line, as it does
-    later (`bgparse.cli.main`), never with a traceback."""
+    later (`bgparse.cli.main`), never with a traceback. The C extensions load with the signal
+    held until they are loaded (`interrupts.hold_while_loading`): DuckDB's import cut by a
+    handler's exception aborts the process. Whatever the command line does outside the
+    boundary that words its errors (typer building the command from its options), a stop
+    signal there ends it the same way."""
     interrupts.install()
     environment.set_defaults()  # before numpy and Arrow load
+    interrupts.hold_while_loading(_C_EXTENSIONS)
     try:
         from bgparse.cli import main as run
+
+        run()
     except interrupts.Interrupted as exc:
         interrupts.report("bgparse: interrupted")
         sys.exit(exc.exit_code)
-    run()
+
+
+#: The packages whose loading a stop signal must not cut (see `main`).
+_C_EXTENSIONS = ("duckdb", "_duckdb", "pyarrow", "numpy", "matplotlib")
 
 
 if __name__ == "__main__":

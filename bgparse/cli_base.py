@@ -127,6 +127,12 @@ def _message(exc: BaseException, command: str | None) -> tuple[str, int] | None:
         if exc.failure and undone is not None:
             text += f"; {undone}"
         return text, exc.exit_code
+    if isinstance(exc, MemoryError):
+        # Reading a file has its own (S015, that file's); this is the command's work as a whole.
+        # An import or a compaction stopped by it failed (3); another command could not do
+        # what was asked (2).
+        text = "out of memory"
+        return (f"{text}; {undone}", 3) if undone else (text, 2)
     if isinstance(exc, BrokenExecutor):
         # A pool's own (a worker process killed); the cluster's is WorkerLost, a BgparseError.
         text = "a worker process died (out of memory?)"

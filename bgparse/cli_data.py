@@ -82,6 +82,14 @@ def _fold(wide: bool) -> bool:
     return _is_terminal() and not wide
 
 
+#: The most rows a table shows on a screen (a note says how many more, and how to see them).
+SCREEN_ROWS = 500
+
+
+def _screen_rows() -> int | None:
+    return SCREEN_ROWS if _is_terminal() else None
+
+
 def import_command(
     paths: Annotated[
         list[Path],
@@ -418,14 +426,24 @@ def query_command(
         ),
     ] = None,
     wide: WideOption = False,
+    allow_writes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writes", help="let COPY, EXPORT and ATTACH write files and databases"
+        ),
+    ] = False,
 ) -> None:
     """Run SQL over the dataset: views matches, games, turns, cube_actions, findings, imports,
     and the bg_* macros of pipelines/ (see 'bgparse stats --list')."""
+    from bgparse.checks import utf8_text
     from bgparse.query import connect, print_result, run
 
+    # DuckDB takes text as UTF-8 only: bytes of another encoding in argv are refused here.
+    utf8_text("SQL", sql)
+    params = [_param_value(utf8_text("--param", p)) for p in param or []]
     con = connect(data)
-    result = run(con, sql, [_param_value(p) for p in param or []])
-    print_result(result, fmt.value, _stdout(wide), fold=_fold(wide))
+    result = run(con, sql, params, allow_writes=allow_writes)
+    print_result(result, fmt.value, _stdout(wide), fold=_fold(wide), screen_rows=_screen_rows())
 
 
 def _list_statistics() -> None:
@@ -492,8 +510,15 @@ def _stats_command(stat: Statistic) -> Any:
         title = stat.title if fmt is OutputFormat.table else None
         if title and filters:
             title += f" ({filters.describe()})"
+        screen = _screen_rows()
         print_result(
-            result, fmt.value, _stdout(wide), title=title, fold=_fold(wide), keys=stat.columns
+            result,
+            fmt.value,
+            _stdout(wide),
+            title=title,
+            fold=_fold(wide),
+            keys=stat.columns,
+            screen_rows=screen,
         )
 
     from bgparse.cli_filters import FILTER_NAMES, filter_parameters

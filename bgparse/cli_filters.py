@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from bgparse.checks import checked_int, utf8_text
 from bgparse.filters import Filters
 
 __all__ = ["FILTER_NAMES", "filter_parameters", "filters_from"]
@@ -62,17 +63,21 @@ def filters_from(values: dict[str, Any]) -> Filters:
     """Take the filter options out of a command's `values` (removing them)."""
     since = values.pop("since", None)
     until = values.pop("until", None)
-    length = values.get("length")
-    if length is not None and length < 0:
-        # The statistics' own option check words it so; typer's min= would word it otherwise.
-        from bgparse.stats import OptionError
-
-        raise OptionError(f"--length must be 0 or more, not {length}")
+    # Checked here, before any SQL: the statistics' own option check words it so (typer's
+    # min= would word it otherwise), and DuckDB takes a length as an INTEGER, names as UTF-8.
+    length = values.pop("length", None)
+    if length is not None:
+        checked_int("--length", length)
+    player = values.pop("player", None)
+    source = values.pop("source", None)
+    for option, text in (("--player", player), ("--source", source)):
+        if text is not None:
+            utf8_text(option, text)
     return Filters(
-        player=values.pop("player", None),
+        player=player,
         since=since.date() if since is not None else None,
         until=until.date() if until is not None else None,
-        length=values.pop("length", None),
-        source=values.pop("source", None),
+        length=length,
+        source=source,
         valid_only=bool(values.pop("valid_only", False)),
     )

@@ -20,13 +20,16 @@ Nothing here is installed by importing bgparse as a library: a program that call
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
 import os
 import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from types import FrameType
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType, ModuleType
 from typing import Any
 
 __all__ = [
@@ -34,6 +37,7 @@ __all__ = [
     "STOP_SIGNALS",
     "Interrupted",
     "deferred",
+    "hold_while_loading",
     "install",
     "received",
     "report",
@@ -156,6 +160,58 @@ def deferred() -> Iterator[None]:
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
         if held:
             _deliver(signal.Signals(held[0]), before[signal.Signals(held[0])])
+
+
+class _HeldLoader(importlib.abc.Loader):
+    """A module's loader, run with stop signals held (`deferred`)."""
+
+    def __init__(self, loader: importlib.abc.Loader) -> None:
+        self._loader = loader
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        with deferred():
+            return self._loader.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        with deferred():
+            self._loader.exec_module(module)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._loader, name)
+
+
+class _HoldWhileLoading(importlib.abc.MetaPathFinder):
+    """Finds the named top-level packages as the other finders do, and loads them with stop
+    signals held."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self.names = names
+        self._finding = False
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.names or self._finding:
+            return None
+        self._finding = True
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._finding = False
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _HeldLoader(spec.loader)
+        return spec
+
+
+def hold_while_loading(names: Sequence[str]) -> None:
+    """Load the named top-level packages (their submodules with them) with stop signals held
+    until each is loaded. A C extension's initialisation cannot be cut: a handler's exception
+    raised in the Python code it calls reaches C++ that cannot take it, and DuckDB's import
+    ends the process with SIGABRT. For the command line only (`bgparse.__main__`)."""
+    wanted = frozenset(names)
+    if not any(isinstance(f, _HoldWhileLoading) for f in sys.meta_path):
+        sys.meta_path.insert(0, _HoldWhileLoading(wanted))
 
 
 def _deliver(sig: signal.Signals, handler: _Handler) -> None:

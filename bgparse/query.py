@@ -3,6 +3,12 @@ and rendering a result as a table, CSV or JSON.
 
 Everything runs in an embedded, in-memory DuckDB: no server, nothing written. Views list the
 files the manifest commits (never a glob), so a query never sees an import half done.
+
+A query reads what its user may read (the dataset, and any local file named in it), but writes
+nothing unless asked: `run` refuses the statements that write files or databases (COPY, EXPORT,
+ATTACH, DETACH) without `allow_writes`, and extensions (INSTALL, LOAD) always; once the views
+are built the connection's configuration is locked, with DuckDB's automatic installing and
+loading of extensions off (no network), so that no SET turns any of this back on.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any, Literal
 import duckdb
 import pyarrow as pa
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -137,26 +144,77 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
         con.execute(path.read_text(encoding="utf-8"))
     if active is not None:
         active.install_sides(con)
+    for setting in _LOCKED:
+        con.execute(setting)
     return con
 
 
-def run(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] = ()) -> pa.Table:
+#: The connection's configuration once its views are built: no extension installed or loaded
+#: behind the query's back (`read_csv('https://...')` would fetch httpfs), and no SET after.
+_LOCKED = (
+    "SET autoinstall_known_extensions = false",
+    "SET autoload_known_extensions = false",
+    "SET allow_community_extensions = false",
+    "SET lock_configuration = true",
+)
+
+#: Statements that write a file or a database: refused unless the caller allows writes.
+_WRITES = {
+    duckdb.StatementType.COPY: "COPY",
+    duckdb.StatementType.EXPORT: "EXPORT",
+    duckdb.StatementType.ATTACH: "ATTACH",
+    duckdb.StatementType.DETACH: "DETACH",
+}
+
+
+def _check_statement(statement: Any, allow_writes: bool) -> None:
+    kind = statement.type
+    if kind == duckdb.StatementType.LOAD:
+        # INSTALL is a LOAD statement too.
+        raise QueryError("extensions are not installed or loaded by a query")
+    if kind in _WRITES and not allow_writes:
+        raise QueryError(
+            f"{_WRITES[kind]} writes files or databases: refused unless --allow-writes is given"
+        )
+
+
+def run(
+    con: duckdb.DuckDBPyConnection,
+    sql: str,
+    params: Sequence[Any] = (),
+    *,
+    allow_writes: bool = False,
+) -> pa.Table:
     """Run one statement with positional parameters (`?` or `$1`) and fetch it as Arrow.
-    More than one is refused: DuckDB would run them all and show only the last one's rows."""
+    More than one is refused: DuckDB would run them all and show only the last one's rows. A
+    statement that writes a file or a database is refused unless `allow_writes`; one that
+    installs or loads an extension always is."""
     try:
-        n = len(con.extract_statements(sql))
+        statements = con.extract_statements(sql)
+        n = len(statements)
         if n != 1:
             raise QueryError(
                 "no SQL statement given"
                 if n == 0
                 else f"one SQL statement at a time, not {n}: run each on its own"
             )
+        _check_statement(statements[0], allow_writes)
         with _signals_seen():
             rel = con.sql(sql, params=list(params) or None)
             # A statement without a result (CREATE, SET...) has run; it has no rows to show.
             return rel.to_arrow_table() if rel is not None else pa.table({})
     except duckdb.Error as exc:
-        raise QueryError(str(exc).strip()) from exc
+        raise QueryError(_one_line(str(exc))) from exc
+
+
+def _one_line(message: str) -> str:
+    """DuckDB's message on one line: its first line, and its suggestion ("Did you mean ...")
+    where it makes one; the quoted query and caret lines and the advice blocks are left out."""
+    lines = [line.strip() for line in message.strip().splitlines() if line.strip()]
+    if not lines:
+        return "DuckDB refused the query"
+    hint = next((line for line in lines[1:] if line.startswith("Did you mean")), None)
+    return f"{lines[0]} ({hint})" if hint else lines[0]
 
 
 def _plain(value: Any) -> Any:
@@ -240,6 +298,7 @@ def print_result(
     title: str | None = None,
     fold: bool = False,
     keys: Sequence[str] = (),
+    screen_rows: int | None = None,
 ) -> None:
     """Print a result to `console` in the chosen format; a table has numbers right-aligned and
     rates to three decimals. Cell text is shown exactly as stored: never read as console markup.
@@ -247,10 +306,35 @@ def print_result(
     With `fold` (a terminal, not --wide) the table fits the screen, one line per row: each rate
     and its interval share one `rate [lo, hi]` column, the `keys` columns (a statistic's own;
     the first column when none are named) are always shown, the others in their order while
-    they fit, and a note names those left out (--wide shows them)."""
+    they fit, and a note names those left out (--wide shows them).
+
+    `screen_rows`: the output is a screen, which shows at most that many rows, and a note of how
+    many more there are and how to see them. Without it (output piped or redirected) a table is
+    written as it goes, row by row, in bounded memory however many rows there are."""
     if fmt != "table":
         console.file.write(render(result, fmt))
         return
+    if screen_rows is None and not fold:
+        stream_table(result, console.file, title=title)
+        return
+    hidden_rows = 0
+    if screen_rows is not None and result.num_rows > screen_rows:
+        hidden_rows = result.num_rows - screen_rows
+        result = result.slice(0, screen_rows)
+    _print_table(result, console, title=title, fold=fold, keys=keys)
+    if hidden_rows:
+        console.print(
+            Text(
+                f"({hidden_rows:,} more {'row' if hidden_rows == 1 else 'rows'} not shown; "
+                "--format csv shows every row)",
+                style="dim",
+            )
+        )
+
+
+def _print_table(
+    result: pa.Table, console: Console, *, title: str | None, fold: bool, keys: Sequence[str]
+) -> None:
     names = result.column_names
     numeric = [
         pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
@@ -335,3 +419,66 @@ def _fitting(
             drawn.add(i)
             used += 2 + widths[i]
     return [i for i in shown if i in drawn], [i for i in shown if i not in drawn]
+
+
+def _width(text: str) -> int:
+    """Terminal cells the text takes (rich's measure; ASCII quickly)."""
+    return len(text) if text.isascii() else cell_len(text)
+
+
+def _texts(column: pa.Array) -> list[str]:
+    """`cell_text` of every value of a column, by its type where that is quicker."""
+    kind = column.type
+    values = column.to_pylist()
+    if pa.types.is_integer(kind):
+        return ["" if v is None else str(v) for v in values]
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return ["" if v is None else printable(v) for v in values]
+    return [cell_text(v) for v in values]
+
+
+#: Rows of a result read at a time when a table is streamed.
+_STREAM_BATCH = 4096
+
+
+def stream_table(result: pa.Table, out: Any, *, title: str | None = None) -> None:
+    """The table `print_result` draws off a screen (rich's heavy-headed box, numbers right,
+    one line per row, every column), written to `out` a batch of rows at a time: the widths
+    come from a first pass over the cells, the lines from a second, so no more than a batch
+    of rows is ever held as text. Rich's own table holds every cell several times over and
+    takes minutes for a hundred thousand rows."""
+    names = result.column_names
+    numeric = [
+        pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+        for t in result.schema.types
+    ]
+    widths = [cell_len(n) for n in names]
+    for batch in result.to_batches(_STREAM_BATCH):
+        for i, column in enumerate(batch.columns):
+            widths[i] = max(widths[i], max(map(_width, _texts(column)), default=0))
+
+    def line(cells: Sequence[str], sep: str) -> str:
+        padded = []
+        for text, width, right in zip(cells, widths, numeric, strict=True):
+            gap = " " * (width - _width(text))
+            padded.append(f" {gap}{text} " if right else f" {text}{gap} ")
+        return sep + sep.join(padded) + sep + "\n"
+
+    def rule(left: str, fill: str, mid: str, right: str) -> str:
+        return left + mid.join(fill * (w + 2) for w in widths) + right + "\n"
+
+    if not names:
+        widths, numeric = [0], [False]
+        names = [""]
+    if title:
+        # Rich, without wrapping off a screen, prints it on one line as it is.
+        out.write(printable(title) + "\n")
+    out.write(rule("┏", "━", "┳", "┓"))
+    out.write(line(names, "┃"))
+    out.write(rule("┡", "━", "╇", "┩"))
+    for batch in result.to_batches(_STREAM_BATCH):
+        columns = [_texts(c) for c in batch.columns]
+        out.write("".join(line(row, "│") for row in zip(*columns, strict=True)))
+    out.write(rule("└", "─", "┴", "┘"))
+    if result.num_rows == 0:
+        out.write("(no rows)\n")

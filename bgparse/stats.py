@@ -12,17 +12,11 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from bgparse.errors import UsageError
+from bgparse.checks import INT_MAX as _INT_MAX
+from bgparse.checks import OptionError, checked_int, utf8_text
 from bgparse.query import run
 
 __all__ = ["STATISTICS", "OptionError", "Param", "Statistic", "get"]
-
-#: DuckDB's INTEGER, the type of the macros' numeric arguments.
-_INT_MAX = 2**31 - 1
-
-
-class OptionError(UsageError, ValueError):
-    """A statistic's option out of its range or shape, refused before any SQL runs."""
 
 
 def _player_key(name: str) -> str:
@@ -55,17 +49,11 @@ class Param:
         if v is None:
             return None
         if self.type is int and not isinstance(v, bool):
-            if not isinstance(v, int) or not self.low <= v <= self.high:
-                if self.high != _INT_MAX:
-                    want = f"{self.low:,} to {self.high:,}"
-                elif isinstance(v, int) and v > self.high:
-                    want = f"at most {self.high:,}"
-                else:
-                    want = f"{self.low:,} or more"
-                raise OptionError(f"{self.option} must be {want}, not {v!r}")
+            checked_int(self.option, v, self.low, self.high)
         elif self.type is str:
             if not isinstance(v, str) or not v.strip():
                 raise OptionError(f"{self.option} must not be empty")
+            utf8_text(self.option, v)
             if self.pattern is not None and re.fullmatch(self.pattern, v.strip()) is None:
                 raise OptionError(f"{self.option} must be {self.shape}, not {v!r}")
         elif self.type is bool and not isinstance(v, bool):

@@ -9,6 +9,7 @@ failure (.ci/run installs it)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,10 +47,36 @@ def browser() -> Iterator[Any]:
         b.close()
 
 
-def _inputs() -> list[Path]:
-    """sample_logs, and the corpus's edited illegal plays where ../shared is present (the
-    records only: the folder's truth files would be inputs too, reported unreadable)."""
-    paths = [SAMPLES]
+def _edited_match(folder: Path) -> Path:
+    """A generated match whose first play is edited to move one pip too far: an illegal play
+    with a board in the report, whether or not the corpus is beside the project."""
+    from typer.testing import CliRunner
+
+    from bgparse.cli import app
+
+    played = folder / "played"
+    result = CliRunner().invoke(
+        app, ["generate", "--matches", "1", "--length", "3", "--seed", "13", "--out", str(played)]
+    )
+    assert result.exit_code == 0, result.output
+    (first,) = sorted(played.glob("*.mat"))
+    text, n = re.subn(
+        r"(\d)(\d): (\d+)/(\d+)",
+        lambda m: f"{m[1]}{m[2]}: {m[3]}/{int(m[4]) - 1}",
+        first.read_text(encoding="utf-8"),
+        count=1,
+    )
+    assert n == 1
+    edited = folder / "edited.mat"
+    edited.write_text(text, encoding="utf-8")
+    return edited
+
+
+def _inputs(folder: Path) -> list[Path]:
+    """sample_logs, a generated match with an illegal play, and the corpus's edited illegal
+    plays where ../shared is present (the records only: the folder's truth files would be
+    inputs too, reported unreadable)."""
+    paths = [SAMPLES, _edited_match(folder)]
     illegal = CORPUS / "gnubg-illegal"
     if illegal.is_dir():
         paths += sorted(p for p in illegal.iterdir() if p.suffix in (".mat", ".sgf"))
@@ -62,9 +89,10 @@ def validation_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     from bgparse.cli import app
 
-    out = tmp_path_factory.mktemp("browser") / "validation.html"
+    folder = tmp_path_factory.mktemp("browser")
+    out = folder / "validation.html"
     result = CliRunner().invoke(
-        app, ["validate", *map(str, _inputs()), "--format", "html", "--out", str(out)]
+        app, ["validate", *map(str, _inputs(folder)), "--format", "html", "--out", str(out)]
     )
     assert result.exit_code in (0, 1) and out.is_file(), result.output
     return out

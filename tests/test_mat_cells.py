@@ -1,7 +1,7 @@
 """The typed C reading of `.mat` games (bgparse/readers/_cells.pyx, built by setup.py where it
 can) must read exactly what the pure-Python reader reads: its game lines what the grammar's
 tokens give, its events what `_GameReader._read_rows` makes. Held on the corpus, the samples,
-fuzz mutants and rows written to sit on the edges of the cell patterns. The comparisons are
+generated matches, fuzz mutants and rows written to sit on the edges of the cell patterns. The comparisons are
 skipped on a pure-Python install."""
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
 from bgparse.findings import RecordError
+from bgparse.generate import generate_matches
 from bgparse.readers import iter_records, mat
+from bgparse.writers.mat import write_mat
 from tests import fuzzing
 
 needs_cells = pytest.mark.skipif(mat._cells is None, reason="the C reader is not built")
@@ -74,15 +76,37 @@ def _edge_texts() -> Iterator[tuple[str, str]]:
             )
 
 
-def _inputs(mutants: int) -> Iterator[tuple[str, bytes]]:
-    yield from ((name, text.encode()) for name, text in _edge_texts())
-    for path in fuzzing.seed_files():
-        if path.suffix != ".sgf":
-            yield str(path), path.read_bytes()
-    seeds = [s for s in fuzzing.load_seeds(fuzzing.seed_files(), 3 * 1024) if ".sgf" not in s[0]]
-    for i in range(mutants):
-        m = fuzzing.make_mutant(seeds, 16, i)
+def _generated() -> list[tuple[str, bytes]]:
+    """Generated matches written as GNU Backgammon writes them: clean games by the hundred,
+    whether or not the corpus is beside the project."""
+    return [
+        (f"generated-{length}-{vm.index}.mat", write_mat(vm).encode("utf-8"))
+        for length, money in ((7, False), (13, False), (0, True))
+        for vm in generate_matches(25, length, seed=61, money=money)
+    ]
+
+
+def _seeds() -> list[tuple[str, bytes]]:
+    """The unmutated inputs: edge rows, the samples, the corpus, generated matches."""
+    found = [(name, text.encode()) for name, text in _edge_texts()]
+    found += [(str(p), p.read_bytes()) for p in fuzzing.seed_files() if p.suffix != ".sgf"]
+    return found + _generated()
+
+
+def _mutants(seeds: list[tuple[str, bytes]], n: int) -> Iterator[tuple[str, bytes]]:
+    cut = fuzzing.load_seeds(fuzzing.seed_files(), 3 * 1024)
+    cut = [s for s in cut if ".sgf" not in s[0]] + [
+        (name, data[: 3 * 1024]) for name, data in seeds if name.startswith("generated-")
+    ]
+    for i in range(n):
+        m = fuzzing.make_mutant(cut, 16, i)
         yield m.name, m.data
+
+
+def _inputs(mutants: int) -> Iterator[tuple[str, bytes]]:
+    seeds = _seeds()
+    yield from seeds
+    yield from _mutants(seeds, mutants)
 
 
 def _records(data: bytes, path: str) -> str:
@@ -111,26 +135,34 @@ def test_game_lines_are_the_grammars(monkeypatch: pytest.MonkeyPatch) -> None:
         return original(self, ctx, chunk, first_line)
 
     monkeypatch.setattr(mat._MatReader, "_game", record)
-    for path, data in _inputs(1500):
+    seeds = _seeds()
+    for path, data in seeds:
         _records(data, path)
-    read = by_lark = refused = 0
-    for chunk, indent, first_line in seen:
+    unmutated = len(seen)
+    for path, data in _mutants(seeds, 1500):
+        _records(data, path)
+    mutated = [n >= unmutated for n in range(len(seen))]
+    counts = {False: [0, 0, 0], True: [0, 0, 0]}  # read, left to lark, refused
+    for (chunk, indent, first_line), mutant in zip(seen, mutated, strict=True):
         typed = game_lines(chunk, indent, first_line, *mat._game_hooks())
         try:
             grammar = mat._lines_by_grammar(chunk, indent, first_line)
         except UnexpectedInput:
             assert typed is None, chunk
-            refused += 1
+            counts[mutant][2] += 1
             continue
         if typed is None:
-            by_lark += 1
+            counts[mutant][1] += 1
             continue
-        read += 1
+        counts[mutant][0] += 1
         assert (typed[0], typed[1]) == grammar, chunk
         assert all(type(line) is mat._Line for line in (typed[0], *typed[1]))
-    # Both sides are held: the games read (nearly all) and those lark refuses (mutants mostly);
-    # a game the typed reading leaves to lark is allowed, though none has been seen.
-    assert read > 9 * (by_lark + refused) and refused > 50, (read, by_lark, refused)
+    # Both sides are held: the records' games read (nearly all) and those lark refuses
+    # (mutants' mostly); a game the typed reading leaves to lark is allowed, though none has
+    # been seen.
+    read, by_lark, refused = counts[False]
+    assert read > 400 and read > 9 * (by_lark + refused), counts
+    assert counts[True][0] > 500 and counts[True][2] > 50, counts
 
 
 @needs_cells

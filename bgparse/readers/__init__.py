@@ -111,8 +111,22 @@ def _long_line(decoded: DecodedText, path: str) -> SyntaxRecordError | None:
 
 def iter_records(data: bytes, path: str) -> Iterator[MatchRecord]:
     """Every match record in one file's bytes. Raises `SyntaxRecordError` when the file as a whole
-    cannot be read (empty, binary, another format); a readable file with broken parts yields its
-    records with those parts reported in `errors`."""
+    cannot be read (empty, binary, another format, or more than the memory there is: S015); a
+    readable file with broken parts yields its records with those parts reported in `errors`."""
+    try:
+        yield from _records(data, path)
+    except MemoryError:
+        failed = True
+    else:
+        failed = False
+    if failed:
+        # Raised here, outside the handler, so that what the reading held is freed first.
+        raise _fail(
+            path, "S015", f"not enough memory to read this file ({len(data):,} bytes)", 1, 1
+        )
+
+
+def _records(data: bytes, path: str) -> Iterator[MatchRecord]:
     if len(data) > MAX_FILE_BYTES:
         raise _fail(
             path, "S015", f"file is {len(data):,} bytes; at most {MAX_FILE_BYTES:,} are read", 1, 1

@@ -138,7 +138,7 @@ _RESULT = re.compile(r"\s*([WBwb])\s*\+\s*([0-9]*)\s*(.*)", re.S)
 _DATE = re.compile(r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})")
 _CHARSET = re.compile(rb"CA\s*\[([^\]\\]{1,40})\]")
 _SNIFF = re.compile(
-    r"\A\s*\(\s*;\s*(?:[A-Za-z]+\s*(?:\[[^\\\]]*(?:\\[\s\S][^\\\]]*)*\]\s*)+)*?(?:FF|GM)\s*\["
+    r"\A\s*\(\s*;\s*(?:[A-Za-z]+\s*(?:\[[^\\\]]*+(?:\\[\s\S][^\\\]]*+)*+\]\s*)+)*?(?:FF|GM)\s*\["
 )
 _COLOURS = ("W", "B")
 #: Dialects whose RU names every rule in force (GNU's writer and bgparse's): none is none.
@@ -353,14 +353,14 @@ def _closed(raw: str) -> bool:
     """Whether a raw value token ends with its own `]` (not an escaped one, not end of file)."""
     if len(raw) < 2 or raw[-1] != "]":
         return False
-    i = len(raw) - 2
-    while i > 0 and raw[i] == "\\":
-        i -= 1
-    return (len(raw) - 2 - i) % 2 == 0
+    if raw[-2] != "\\":
+        return True
+    body = raw[1:-1]  # the backslashes before the `]`, counted with string methods
+    return (len(body) - len(body.rstrip("\\"))) % 2 == 0
 
 
-_ESCAPE = re.compile(r"\\([\s\S])")
-_ONE_VALUE = re.compile(r"\[[^\\\]]*(?:\\[\s\S][^\\\]]*)*(?:\]|\\?\Z)")
+#: One raw value, as the grammar's VALUES reads it (possessive repeats: see grammars/sgf.lark).
+_ONE_VALUE = re.compile(r"\[[^\\\]]*+(?:\\[\s\S][^\\\]]*+)*+(?:\]|\\?\Z)")
 
 
 def _split_values(raw: str) -> list[str]:
@@ -380,9 +380,38 @@ def _values(prop: list[Token]) -> list[str]:
     return values
 
 
-def _unescape(m: re.Match[str]) -> str:
-    c = m.group(1)
-    return "" if c == "\n" else c  # backslash-newline is a soft line break
+#: Characters of a value unescaped at a time (a list of pieces per chunk is all it holds).
+_UNESCAPE_CHUNK = 1 << 16
+
+
+def _unescaped(body: str) -> str:
+    """`body` with its escapes resolved (a backslash and the character after it give that
+    character; backslash-newline, a soft line break, gives nothing), with string methods and
+    a chunk at a time: never a Python call, or a piece held, per escape. A chunk never ends
+    inside an escape: one ending in an odd run of backslashes takes the next character too."""
+    out = []
+    i, n = 0, len(body)
+    while i < n:
+        j = min(i + _UNESCAPE_CHUNK, n)
+        chunk = body[i:j]
+        if (len(chunk) - len(chunk.rstrip("\\"))) % 2 and j < n:
+            j += 1
+            chunk = body[i:j]
+        out.append(_unescaped_chunk(chunk))
+        i = j
+    return "".join(out)
+
+
+def _unescaped_chunk(chunk: str) -> str:
+    # An odd run of backslashes ending the chunk ends the value: its last one escapes nothing
+    # and stays.
+    lone = (len(chunk) - len(chunk.rstrip("\\"))) % 2 == 1
+    if lone:
+        chunk = chunk[:-1]
+    # Escaped backslashes first (split takes them in pairs from the left, as escapes are read);
+    # in what is left, every backslash escapes the character after it.
+    pieces = [p.replace("\\\n", "").replace("\\", "") for p in chunk.split("\\\\")]
+    return "\\".join(pieces) + ("\\" if lone else "")
 
 
 def _value(raw: str, *, text: bool = False) -> str:
@@ -390,7 +419,7 @@ def _value(raw: str, *, text: bool = False) -> str:
     space a space (newlines kept for `text`, i.e. comments)."""
     body = raw[1:-1] if _closed(raw) else raw[1:]
     if "\\" in body:
-        body = _ESCAPE.sub(_unescape, body)
+        body = _unescaped(body)
     if text:
         return body.replace("\t", " ").replace("\v", " ").replace("\f", " ")
     if body.isprintable():
