@@ -333,7 +333,12 @@ def print_result(
 
 
 def _print_table(
-    result: pa.Table, console: Console, *, title: str | None, fold: bool, keys: Sequence[str]
+    result: pa.Table,
+    console: Console,
+    *,
+    title: str | None,
+    fold: bool,
+    keys: Sequence[str] = (),
 ) -> None:
     names = result.column_names
     numeric = [
