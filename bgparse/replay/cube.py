@@ -9,7 +9,8 @@ from bgparse.events import Beaver, Double, Drop, Raccoon, Span, Take
 from bgparse.rules.game import Verdict
 
 if TYPE_CHECKING:
-    from bgparse.replay.match import GameState, Replay
+    from bgparse.replay.context import ReplayContext
+    from bgparse.replay.state import GameState
 
 _CUBE_CODES = {
     "crawford-game": "C007",
@@ -21,7 +22,7 @@ _CUBE_CODES = {
 }
 
 
-def cube_error(r: Replay, g: GameState, v: Verdict, span: Span) -> None:
+def cube_error(r: ReplayContext, g: GameState, v: Verdict, span: Span) -> None:
     code = _CUBE_CODES.get(v.reason, "C001")
     if v.reason == "crawford-game" and r.crawford_assumed:
         # Match play uses the Crawford rule unless the record or the user says otherwise
@@ -37,7 +38,7 @@ def cube_error(r: Replay, g: GameState, v: Verdict, span: Span) -> None:
     r.add(code, f"{v.message} [{v.reason}]", span, g, reason=v.reason)
 
 
-def double(r: Replay, g: GameState, a: Double) -> None:
+def double(r: ReplayContext, g: GameState, a: Double) -> None:
     game = g.game
     side = a.side
     if game.over:
@@ -63,7 +64,7 @@ def double(r: Replay, g: GameState, a: Double) -> None:
     g.rows.offer(side, before.value, 2 * before.value, a.span, "double")
 
 
-def answer(r: Replay, g: GameState, a: Take | Drop) -> None:
+def answer(r: ReplayContext, g: GameState, a: Take | Drop) -> None:
     """A take or a drop of the double pending."""
     response = "take" if type(a) is Take else "drop"
     if r.after_over(g, f"a {response}", a.span):
@@ -84,7 +85,7 @@ def answer(r: Replay, g: GameState, a: Take | Drop) -> None:
     g.rows.answer(response)
 
 
-def beaver(r: Replay, g: GameState, a: Beaver | Raccoon) -> None:
+def beaver(r: ReplayContext, g: GameState, a: Beaver | Raccoon) -> None:
     if r.after_over(g, "a beaver", a.span):
         return
     game = g.game

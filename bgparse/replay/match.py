@@ -9,8 +9,9 @@ The judging is the rules' `Game` (bgparse/rules/game.py): each event becomes an 
 each verdict a finding with the event's span. This module is the loop: the match's games and
 scores, each game's events handed to the module of their kind (`plays`: rolls and checker
 plays; `cube`: doubles and their answers; `results`: 'Wins' and 'Losses' lines), and the
-verified game at its end. The board after an illegal play is `repair.py`'s search; the rows
-each game builds are `turns.py`'s.
+verified game at its end. Those modules are handed the replay as a `ReplayContext`
+(`context.py`: the record, its rules, the findings) and never import this one. The board after
+an illegal play is `repair.py`'s search; the rows each game builds are `turns.py`'s.
 """
 
 from __future__ import annotations
@@ -34,14 +35,13 @@ from bgparse.events import (
     Resign,
     Roll,
     SetPosition,
-    Span,
     Take,
     Win,
 )
 from bgparse.events import Game as GameRecord
-from bgparse.findings import Finding, Severity
-from bgparse.repair import BoardSearch
+from bgparse.findings import Finding
 from bgparse.replay import cube, plays, results
+from bgparse.replay.context import ReplayContext
 from bgparse.replay.state import GameState
 from bgparse.rules import PositionError
 from bgparse.rules.game import Game
@@ -153,75 +153,9 @@ def _finding_order(f: Finding) -> tuple[int, int]:
     return (f.line, f.column)
 
 
-class Replay:
-    def __init__(
-        self,
-        record: MatchRecord,
-        rules: RuleSet,
-        keep_turns: bool,
-        *,
-        crawford_assumed: bool = False,
-    ) -> None:
-        self.record = record
-        self.crawford_assumed = crawford_assumed
-        # The search for the board after an illegal play, with the match's budget.
-        self.search = BoardSearch(record.hit_marks)
-        # Boards and legal plays shown under illegal plays: enough for any reader.
-        self.details_left = plays.DETAILS
-        self.rules = rules
-        self.keep_turns = keep_turns
-        self.next_game: GameRecord | None = None  # the game after the one being replayed
-        self.length = record.length
-        self.findings: list[Finding] = list(record.errors)
-        # Evidence for the Jacoby rule in a money session: games whose result scores an
-        # unturned-cube gammon as a single (`jacoby_scored` of them by the next score line),
-        # and against it: such gammons scored in full by the next score line, or only by
-        # their 'Wins' line (`jacoby_against_unconfirmed`, which GNU writes without the rule).
-        self.jacoby_support = 0
-        self.jacoby_scored = 0
-        self.jacoby_against = 0
-        self.jacoby_against_unconfirmed = 0
-        # Hits written without a star: a slip only where the record marks hits elsewhere.
-        self.unstarred: list[Finding] = []
-        self.lines: list[str] | None = None
-        for note in rules.notes:
-            self.findings.append(
-                Finding.make(
-                    "R010" if "jacoby" in note.code else "S013",
-                    f"rule tag: {note.message}",
-                    record.span.line,
-                    record.span.column,
-                    severity=Severity.INFO,
-                )
-            )
-
-    # --- findings ----------------------------------------------------------------------------
-
-    def add(
-        self,
-        code: str,
-        message: str,
-        span: Span | None,
-        g: GameState | None,
-        *,
-        severity: Severity | None = None,
-        detail: str | None = None,
-        reason: str | None = None,
-    ) -> None:
-        line, col = (span.line, span.column) if span is not None else (0, 0)
-        self.findings.append(
-            Finding.make(
-                code,
-                message,
-                line,
-                col,
-                severity=severity,
-                game=g.number if g else None,
-                turn=g.rows.n_turns if g else None,
-                detail=detail,
-                reason=reason,
-            )
-        )
+class Replay(ReplayContext):
+    """The replay of one match: its games in order, each event handed to the judgement of its
+    kind, and the verified match at the end."""
 
     # --- the match ---------------------------------------------------------------------------
 
@@ -375,17 +309,6 @@ class Replay:
             plays.illegal_dump(self, g, a)  # type: ignore[arg-type]
         elif t is SetPosition:
             plays.set_position(self, g, a, actions, i)  # type: ignore[arg-type]
-
-    def after_over(self, g: GameState, what: str, span: Span) -> bool:
-        """Report an action after the game ended (True), which then changes nothing."""
-        if g.game.over:
-            self.add("P003", f"{what} after the game was over", span, g)
-            return True
-        return False
-
-    def turn_order(self, g: GameState, side: int, span: Span) -> None:
-        for v in g.game.turn_order(side):
-            self.add("P006", f"a roll by {v.message}", span, g)
 
     # --- end of game -------------------------------------------------------------------------
 

@@ -26,14 +26,12 @@ from bgparse.rules.cube import LARGEST_CUBE
 from bgparse.turns import play_info, written_play
 
 if TYPE_CHECKING:
-    from bgparse.replay.match import GameState, Replay
-
-#: Illegal plays of one match shown with the board and the legal plays (the rest: message only).
-DETAILS = 200
+    from bgparse.replay.context import ReplayContext
+    from bgparse.replay.state import GameState
 
 
 def roll(
-    r: Replay, g: GameState, a: Roll | CannotMove, actions: tuple[Action, ...], i: int
+    r: ReplayContext, g: GameState, a: Roll | CannotMove, actions: tuple[Action, ...], i: int
 ) -> None:
     game = g.game
     side = a.side
@@ -122,7 +120,7 @@ def roll(
 
 
 def rolled_then_resigned(
-    r: Replay, g: GameState, side: int, dice: tuple[int, int], span: Span
+    r: ReplayContext, g: GameState, side: int, dice: tuple[int, int], span: Span
 ) -> None:
     r.add(
         "P007",
@@ -134,7 +132,7 @@ def rolled_then_resigned(
     g.rows.turn(g.game, side, "hidden", span, dice, (), "", None)
 
 
-def illegal(r: Replay, g: GameState, a: Roll | CannotMove, res: Any, span: Span) -> None:
+def illegal(r: ReplayContext, g: GameState, a: Roll | CannotMove, res: Any, span: Span) -> None:
     reason = res.reason or "illegal"
     written = written_play(a) or "no play"
     detail = None
@@ -167,7 +165,7 @@ def illegal(r: Replay, g: GameState, a: Roll | CannotMove, res: Any, span: Span)
     )
 
 
-def stars(r: Replay, g: GameState, res: Any, span: Span) -> None:
+def stars(r: ReplayContext, g: GameState, res: Any, span: Span) -> None:
     for src, dst, what in star_slips(res):
         if what == "star-without-hit":
             r.add(
@@ -191,7 +189,7 @@ def stars(r: Replay, g: GameState, res: Any, span: Span) -> None:
             )
 
 
-def hidden(r: Replay, g: GameState, a: HiddenPlay) -> None:
+def hidden(r: ReplayContext, g: GameState, a: HiddenPlay) -> None:
     if r.after_over(g, "a hidden play", a.span):
         return
     r.turn_order(g, a.side, a.span)
@@ -204,7 +202,7 @@ def hidden(r: Replay, g: GameState, a: HiddenPlay) -> None:
     g.game.board_known = False
 
 
-def illegal_dump(r: Replay, g: GameState, a: IllegalPlay) -> None:
+def illegal_dump(r: ReplayContext, g: GameState, a: IllegalPlay) -> None:
     r.add(
         "P009",
         f"the producer marks the play of {fmt_dice(a.dice)} as illegal ('Illegal play' "
@@ -226,7 +224,7 @@ def illegal_dump(r: Replay, g: GameState, a: IllegalPlay) -> None:
 
 
 def set_position(
-    r: Replay, g: GameState, a: SetPosition, actions: tuple[Action, ...], i: int
+    r: ReplayContext, g: GameState, a: SetPosition, actions: tuple[Action, ...], i: int
 ) -> None:
     """A set-up inside a game: a board (XG `; Set Pos=`, SGF AE/AB/AW), the cube, the side
     on roll or dice (SGF PL/DI, CV, CP), in any combination."""

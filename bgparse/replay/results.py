@@ -11,10 +11,11 @@ from bgparse.rules.scoring import WinPoints, jacoby_eligible
 from bgparse.rules.wording import plural
 
 if TYPE_CHECKING:
-    from bgparse.replay.match import GameState, Replay
+    from bgparse.replay.context import ReplayContext
+    from bgparse.replay.state import GameState
 
 
-def win(r: Replay, g: GameState, a: Win) -> None:
+def win(r: ReplayContext, g: GameState, a: Win) -> None:
     if g.win_seen:
         r.add("R005", "a second result line for the same game", a.span, g)
         return
@@ -83,7 +84,7 @@ def win(r: Replay, g: GameState, a: Win) -> None:
     judge(r, g, a, verdict, side)
 
 
-def scored_points(r: Replay, g: GameState, winner: int) -> int | None:
+def scored_points(r: ReplayContext, g: GameState, winner: int) -> int | None:
     """The points the next game's score line gives this game's winner (the loser's score
     unchanged), or None where it says nothing clear."""
     nxt = r.next_game
@@ -97,7 +98,7 @@ def scored_points(r: Replay, g: GameState, winner: int) -> int | None:
 
 
 def judge(
-    r: Replay,
+    r: ReplayContext,
     g: GameState,
     a: Win,
     verdict: WinPoints,
@@ -162,7 +163,7 @@ def judge(
         game.points = a.points
 
 
-def loss(r: Replay, g: GameState, a: Loss) -> None:
+def loss(r: ReplayContext, g: GameState, a: Loss) -> None:
     # Backgammon Galaxy mirrors the result in the loser's column; check it agrees.
     if g.game.over and a.side == g.game.winner:
         r.add(
