@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from bgparse.rules import Position, RuleSet, legal_plays, verify_play
     from bgparse.verified import VerifiedMatch
 
-__version__ = "0.1.0"
+from bgparse.version import __version__
 
 __all__ = [
     "BgparseError",

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bgparse import __version__, interrupts
+from bgparse import interrupts
 from bgparse.cli_base import (
     Boundary,
     RecordFormat,
@@ -48,6 +48,7 @@ from bgparse.findings import RecordError, Severity, format_finding
 from bgparse.paths import display_path
 from bgparse.printable import printable
 from bgparse.rules.wording import plural
+from bgparse.version import __version__
 
 if TYPE_CHECKING:
     from bgparse.readers import SourceLines

@@ -14,13 +14,13 @@ from typing import Any
 import duckdb
 from markupsafe import Markup
 
-from bgparse import __version__
 from bgparse.filter_notes import filter_notes
 from bgparse.filters import Filters
 from bgparse.query import cell_text, run
 from bgparse.render import charts
 from bgparse.render.html import environment
 from bgparse.stats import STATISTICS
+from bgparse.version import __version__
 
 __all__ = ["ALL_ROWS", "FEW", "SECTIONS", "SHOWN", "Section", "analysis_report", "command_for"]
 

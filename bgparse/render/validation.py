@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from bgparse import __version__
 from bgparse.findings import CODES, Finding, RecordError, Severity, source_window
 from bgparse.printable import printable
 from bgparse.readers import SourceLines
 from bgparse.render.html import environment
 from bgparse.render.show import ShowError, turn_shown
 from bgparse.verified import VerifiedMatch
+from bgparse.version import __version__
 
 __all__ = ["FileView", "FindingView", "MatchView", "ValidationReport"]
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bgparse import __version__
 from bgparse.carry import (
     DERIVED_ROOT_PROPS,
     MAT_TAG_FORMATS,
@@ -26,6 +25,7 @@ from bgparse.carry import (
     mat_tag_value,
 )
 from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
+from bgparse.version import __version__
 from bgparse.writers.mat import Setup, derived_mat_tags, game_setups, turn_steps
 
 __all__ = ["sgf_point", "write_sgf"]
