@@ -3,7 +3,7 @@
 Every error bgparse raises on purpose is a `BgparseError` whose message is one line a person
 can act on (it names the file, option or dataset and says why). A program that calls the
 library catches `BgparseError`, or one kind below it; the command line maps every kind to a
-message and an exit code in one place (`bgparse.cli_base`), following the README's table:
+message and an exit code in one place (`bgparse.cli.base`), following the README's table:
 
 - `UsageError` (exit 2): what was asked cannot be done as asked: an option out of range, a
   path that does not exist, a folder with nothing to read, a board `show` cannot find.

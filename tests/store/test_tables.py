@@ -11,8 +11,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from bgparse import cli_data
 from bgparse.cli import app
+from bgparse.cli import data as cli_data
 from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect, interval_columns, print_result
 from bgparse.stats import get

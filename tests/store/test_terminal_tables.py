@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bgparse import cli_data
 from bgparse.cli import app
+from bgparse.cli import data as cli_data
 from bgparse.stats import STATISTICS
 
 runner = CliRunner()

@@ -1,5 +1,5 @@
 """The picture commands of the CLI: `show` (a board) and `report` (the analysis report), added
-to the app by `register`. A thin layer: library errors go to the boundary (`bgparse.cli_base`)."""
+to the app by `register`. A thin layer: library errors go to the boundary (`bgparse.cli.base`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Annotated, Any
 
 import typer
 
-from bgparse.cli_base import BoardFormat, validation_summary
-from bgparse.cli_out import output_format
+from bgparse.cli.base import BoardFormat, validation_summary
+from bgparse.cli.out import output_format
 from bgparse.errors import OutputError
 from bgparse.findings import RecordError
 from bgparse.paths import display_path
@@ -135,7 +135,7 @@ _TitleOption = Annotated[str | None, typer.Option("--title", help="the page's ti
 def report_command(**values: Any) -> None:
     """Write the analysis report: one self-contained HTML page with a chart and a table for
     each statistic of the dataset (narrowed by the filters)."""
-    from bgparse.cli_filters import filters_from
+    from bgparse.cli.filters import filters_from
     from bgparse.query import connect
     from bgparse.render.analysis import analysis_report
 
@@ -158,7 +158,7 @@ def _report_signature() -> None:
     # Built like the statistics' commands: typer reads the options from the signature.
     import inspect
 
-    from bgparse.cli_filters import filter_parameters
+    from bgparse.cli.filters import filter_parameters
 
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [

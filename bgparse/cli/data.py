@@ -1,5 +1,5 @@
 """The dataset commands of the CLI: `import`, `query`, `compact` and `stats` (added to the app by
-`register`). A thin layer: library errors go to the boundary (`bgparse.cli_base`), which words
+`register`). A thin layer: library errors go to the boundary (`bgparse.cli.base`), which words
 them and says what became of an import or a compaction they stopped.
 
 Exit codes: 0 every input imported (or a duplicate, or already in the dataset); 1 some input
@@ -26,7 +26,7 @@ from typing import IO, TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from bgparse.cli_base import OutputFormat, RulesOption, echo_error, rule_profile
+from bgparse.cli.base import OutputFormat, RulesOption, echo_error, rule_profile
 from bgparse.errors import UsageError
 from bgparse.paths import display_path
 from bgparse.printable import printable
@@ -488,7 +488,7 @@ def _print_notes(con: Any, filters: Any, name: str | None) -> None:
 
 def _stats_command(stat: Statistic) -> Any:
     def command(ctx: typer.Context, **values: Any) -> None:
-        from bgparse.cli_filters import filters_from
+        from bgparse.cli.filters import filters_from
         from bgparse.query import connect, print_result
 
         # --data after the name wins over --data before it (or $BGPARSE_DATA).
@@ -521,7 +521,7 @@ def _stats_command(stat: Statistic) -> Any:
             screen_rows=screen,
         )
 
-    from bgparse.cli_filters import FILTER_NAMES, filter_parameters
+    from bgparse.cli.filters import FILTER_NAMES, filter_parameters
 
     kw = inspect.Parameter.KEYWORD_ONLY
     params = [

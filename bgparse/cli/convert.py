@@ -21,7 +21,7 @@ from typing import Annotated
 
 import typer
 
-from bgparse.cli_base import RulesOption, WriteFormat, echo_error, rule_profile
+from bgparse.cli.base import RulesOption, WriteFormat, echo_error, rule_profile
 from bgparse.errors import OutputError, UsageError
 from bgparse.findings import Finding, SyntaxRecordError
 from bgparse.outfiles import atomic_output

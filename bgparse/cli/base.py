@@ -172,7 +172,7 @@ class Boundary(TyperGroup):
         **extra: Any,
     ) -> Any:
         self.running = None
-        from bgparse.cli_help import tidy
+        from bgparse.cli.help import tidy
 
         tidy(self)
         code = self._run(args, prog_name, complete_var, extra)

@@ -1,5 +1,5 @@
 """The `bgparse` command line: a thin layer over the library; the `parse` and `validate` commands
-here, the others registered from `bgparse.cli_*`, every error worded by `bgparse.cli_base`.
+here, the others registered from the modules beside it, every error worded by `bgparse.cli.base`.
 
 Exit codes, for every command: 0 all good, 1 some record has errors, 2 usage error or
 unreadable input (a file no record could be read from: `parse` and `validate` alike).
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from bgparse import interrupts
-from bgparse.cli_base import (
+from bgparse.cli.base import (
     Boundary,
     RecordFormat,
     ReportFormat,
@@ -24,7 +24,7 @@ from bgparse.cli_base import (
     rule_profile,
     validation_summary,
 )
-from bgparse.cli_out import output_format, redirect_stdout_to
+from bgparse.cli.out import output_format, redirect_stdout_to
 from bgparse.errors import UsageError
 from bgparse.events import (
     Action,
@@ -417,7 +417,7 @@ def validate(
     overrides = rule_profile(rules, overrides)
     blobs = iter_blobs(paths)
     if format == "html":
-        from bgparse.cli_report import validate_html
+        from bgparse.cli.report import validate_html
 
         raise typer.Exit(validate_html(blobs, overrides, strict=strict, out=html_out))
     import gc
@@ -510,7 +510,7 @@ def _print_verified(m: Any, source: SourceLines, *, strict: bool, quiet: bool) -
 def main() -> None:
     """Console entry point: Ctrl-C and SIGTERM stop a command with one line and exit 130 or
     143 (`bgparse.interrupts`); every other error is worded by the boundary
-    (`bgparse.cli_base.Boundary`)."""
+    (`bgparse.cli.base.Boundary`)."""
     interrupts.install()
     try:
         app()
@@ -518,14 +518,14 @@ def main() -> None:
         interrupts.uninstall()
 
 
-from bgparse.cli_convert import register as _reg_convert  # noqa: E402 - after `app` exists
+from bgparse.cli.convert import register as _reg_convert  # noqa: E402 - after `app` exists
 
 _reg_convert(app)
 
-from bgparse.cli_data import register as _reg_data  # noqa: E402 - after `app` exists
+from bgparse.cli.data import register as _reg_data  # noqa: E402 - after `app` exists
 
 _reg_data(app)
 
-from bgparse.cli_report import register as _reg_report  # noqa: E402 - after `app` exists
+from bgparse.cli.report import register as _reg_report  # noqa: E402 - after `app` exists
 
 _reg_report(app)
