@@ -67,7 +67,9 @@ _peak_mb = 0.0
 
 
 def _note_cpu(where: str) -> None:
-    Path(where, f"cpu-{os.getpid()}").write_text(str(_cpu_seconds()))
+    # With its parent's pid: a worker the importing process started itself (a LocalCluster's)
+    # is reaped by it, and so already in its RUSAGE_CHILDREN (`run_once`).
+    Path(where, f"cpu-{os.getpid()}").write_text(f"{_cpu_seconds()} {os.getppid()}")
 
 
 def bench_verify(data: bytes, path: str) -> list[VerifiedMatch]:
@@ -156,8 +158,14 @@ def run_once(
     cpu = _cpu_seconds() - cpu
     children = _cpu_seconds(resource.RUSAGE_CHILDREN) - children
     workers_mb = [float(p.read_text()) for p in rss_dir.glob("rss-*")]
-    # The pool's workers, as they noted it when they ended (the import ends its pool).
-    children += sum(float(p.read_text()) for p in rss_dir.glob("cpu-*"))
+    # The pool's workers, as they noted it when they ended (the import ends its pool): those
+    # of the fork server, not this process's children. A LocalCluster's workers are, and
+    # getrusage has counted them already (adding their notes too counted them twice).
+    children += sum(
+        float(cpu)
+        for cpu, parent in (p.read_text().split() for p in rss_dir.glob("cpu-*"))
+        if int(parent) != os.getpid()
+    )
     return {
         "client_cpu": cpu,
         "workers_cpu": children,  # 0 where the workers are not this process's children
