@@ -23,10 +23,11 @@ importing process is the client alone, as on a real cluster; the scheduler's CPU
 --worker-parts also runs the process pool with its workers writing their parts. For each, the
 importing process's (the client's) CPU time per committed file and per MB.
 Every configuration also shows its workers' CPU time (the pool's processes, counted once they
-have ended; none on `dask-ext`) and all of it per file: with 1 worker the work runs in the
-importing process, so beside it the 2-worker figure shows what running on two processes adds
-(the rows sent between them, each worker's start); a speed-up short of 2x beyond that is time a
-core sat idle or ran slower with both busy.
+have ended, and their fork server; none on `dask-ext`) and all of it per file: with 1 worker
+the work runs in the importing process, so beside it the 2-worker figure shows what running on
+two processes adds (the rows sent between them, each worker's start, and the two cores each
+running slower with both busy: bench/README.md, issue 32); a speed-up short of 2x beyond that
+is time a core sat idle.
 
 --rounds N runs every configuration N times, interleaved (each round in another order), and
 gives each ratio between executors as the median of the rounds' own ratios: on a shared
@@ -67,7 +68,9 @@ _peak_mb = 0.0
 
 
 def _note_cpu(where: str) -> None:
-    Path(where, f"cpu-{os.getpid()}").write_text(str(_cpu_seconds()))
+    # With its parent's pid: a worker the importing process started itself (a LocalCluster's)
+    # is reaped by it, and so already in its RUSAGE_CHILDREN (`run_once`).
+    Path(where, f"cpu-{os.getpid()}").write_text(f"{_cpu_seconds()} {os.getppid()}")
 
 
 def bench_verify(data: bytes, path: str) -> list[VerifiedMatch]:
@@ -156,8 +159,15 @@ def run_once(
     cpu = _cpu_seconds() - cpu
     children = _cpu_seconds(resource.RUSAGE_CHILDREN) - children
     workers_mb = [float(p.read_text()) for p in rss_dir.glob("rss-*")]
-    # The pool's workers, as they noted it when they ended (the import ends its pool).
-    children += sum(float(p.read_text()) for p in rss_dir.glob("cpu-*"))
+    # The pool's workers, as they noted it when they ended (the import ends its pool): those
+    # of the fork server, not this process's children. A LocalCluster's workers are, and
+    # getrusage has counted them already (adding their notes too counted them twice).
+    children += sum(
+        float(cpu)
+        for cpu, parent in (p.read_text().split() for p in rss_dir.glob("cpu-*"))
+        if int(parent) != os.getpid()
+    )
+    children += _forkserver_cpu()
     return {
         "client_cpu": cpu,
         "workers_cpu": children,  # 0 where the workers are not this process's children
@@ -170,6 +180,16 @@ def run_once(
         "parent_peak_mb": peak_rss_mb(),
         "worker_peak_mb": max(workers_mb, default=0.0),
     }
+
+
+def _forkserver_cpu() -> float:
+    """CPU seconds of this process's fork server, if the import started one: the pool's
+    workers are forked from it once it has loaded bgparse for them (0.3 s of CPU), and it is
+    neither an ended child of this process nor a worker that notes its own."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    return _cpu_of(pid) if pid else 0.0
 
 
 def _cpu_of(pid: int) -> float:
