@@ -21,6 +21,7 @@ COMPILED = [
     "bgparse/findings.py",
     # An import's per-unit work: the worker's (read, verify, rows or parts), and the
     # importer's on the client, per unit's result (the runner and run_import are not hot).
+    "bgparse/ingest/duplicates.py",
     "bgparse/ingest/importer.py",
     "bgparse/ingest/worker.py",
     "bgparse/repair.py",

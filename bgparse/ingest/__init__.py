@@ -5,6 +5,7 @@ The parts, each run on `bgparse.pipeline` (which knows nothing of import):
 - `worker`: the per-unit work (`FileTask`, `FileResult`, `process_unit`, `write_unit`), pure
   of the dataset, so it runs on any executor (this process, a process pool, a Dask cluster);
 - `importer`: the client's side (`_Importer`): ledger, duplicates, quarantine, the commit;
+  `duplicates` the copies' ledger reasons and the rows a unit loses to stored copies;
 - `run`: `run_import`, building units from the inputs and driving the runner;
 - `options`, `summary`: what an import is asked (`ImportOptions`) and what it tells
   (`ImportProgress`, `InputOutcome`, `ImportSummary`).

@@ -20,15 +20,8 @@ from typing import Any
 
 from bgparse.errors import NoSuchPath
 from bgparse.ingest import worker
-from bgparse.ingest.importer import (
-    GIVEN_TWICE,
-    _Importer,
-    _Meta,
-    _new_import_id,
-    _place,
-    quarantined_copy,
-    same_content,
-)
+from bgparse.ingest.duplicates import GIVEN_TWICE, _place, quarantined_copy, same_content
+from bgparse.ingest.importer import _Importer, _Meta, _new_import_id
 from bgparse.ingest.options import ImportOptions
 from bgparse.ingest.summary import ImportProgress, ImportSummary, InputOutcome
 from bgparse.ingest.worker import (
