@@ -258,8 +258,8 @@ def _pump(
             if target is None:
                 runner.submit(meta, worker.process_unit, unit, ctx, verify)
             else:
-                runner.submit(meta, worker.write_unit, unit, ctx, verify, target, units)
                 units += 1
+                runner.submit(meta, worker.write_unit, unit, ctx, verify, target, units - 1)
 
     walked: set[str] = set()
 
