@@ -19,7 +19,11 @@ from setuptools.command.build_ext import build_ext
 COMPILED = [
     "bgparse/events.py",
     "bgparse/findings.py",
-    "bgparse/ingest.py",
+    # An import's per-unit work: the worker's (read, verify, rows or parts), and the
+    # importer's on the client, per unit's result (the runner and run_import are not hot).
+    "bgparse/ingest/duplicates.py",
+    "bgparse/ingest/importer.py",
+    "bgparse/ingest/worker.py",
     "bgparse/repair.py",
     "bgparse/replay/cube.py",
     "bgparse/replay/match.py",

@@ -99,14 +99,18 @@ def stale_modules() -> list[str]:
     """Compiled modules older than their source: in a checkout built in place (`pip install
     -e .`), an edited .py whose old compiled build Python would still load, or an edited .pxd
     (the C declarations of its types). (A wheel's files all get the time of installing, so
-    this is for checkouts, as the tests use it.)"""
+    this is for checkouts, as the tests use it.) A compiled module with no source beside it
+    at all (nor the .pyi stub a wheel ships for a .pyx) is stale too: a checkout's build of a
+    module since moved (`bgparse/ingest.py` became the `bgparse/ingest/` package), which a
+    rebuild does not remove."""
     stale = []
     for name, path in _compiled_files().items():
         stem = path.name.split(".", 1)[0]
-        for source in (path.with_name(stem + ext) for ext in (".py", ".pyx", ".pxd")):
-            if source.is_file() and source.stat().st_mtime > path.stat().st_mtime:
-                stale.append(name)
-                break
+        sources = [path.with_name(stem + ext) for ext in (".py", ".pyx", ".pxd")]
+        present = [source for source in sources if source.is_file()]
+        gone = not present and not path.with_name(stem + ".pyi").is_file()
+        if gone or any(source.stat().st_mtime > path.stat().st_mtime for source in present):
+            stale.append(name)
     return stale
 
 

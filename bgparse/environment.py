@@ -1,6 +1,6 @@
 """The environment bgparse's own processes run with: the `bgparse` command (set before numpy
 and Arrow load, `bgparse.__main__`) and an import's pool workers (set for the fork server they
-are forked from, `bgparse.ingest`). A variable the user has set is left as it is. A program
+are forked from, `bgparse.pipeline.pool`). A variable the user has set is left as it is. A program
 that imports bgparse as a library keeps its own environment, and may set these itself before
 it loads Arrow (Arrow reads its variable once; `pyarrow.set_memory_pool` does not reach the
 allocations Arrow's C++ makes on its own: the Parquet writers, the IPC reader).

@@ -22,7 +22,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if stale:
         pytest.exit(
             f"compiled modules older than their source: {', '.join(stale)}. Rebuild them "
-            f"(pip install -e .) or test the sources alone ({PURE_ENV}=1).",
+            f"(pip install -e .; one with no source left is to delete) or test the sources "
+            f"alone ({PURE_ENV}=1).",
             returncode=4,
         )
 

@@ -527,7 +527,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A campaign on compiled modules older than their sources fuzzes code that is gone.
         print(
             f"compiled modules older than their source: {', '.join(stale)}; rebuild them "
-            f"(pip install -e .) or set {PURE_ENV}=1",
+            f"(pip install -e .; one with no source left is to delete) or set {PURE_ENV}=1",
             file=sys.stderr,
         )
         return 2

@@ -137,3 +137,21 @@ def test_a_build_older_than_its_source_or_declarations_is_stale(
     assert compiled.stale_modules() == []
     os.utime(edited, (1_000_100, 1_000_100))
     assert compiled.stale_modules() == ["bgparse.rules.game"]
+
+
+def test_a_build_with_no_source_beside_it_is_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout's build of a module since moved (bgparse/ingest.py, now a package) is left
+    behind by a rebuild: the suite refuses it too, rather than count it as compiled."""
+    import bgparse.compiled as compiled
+
+    built = tmp_path / "ingest.cpython-311-x86_64-linux-gnu.so"
+    built.write_bytes(b"")
+    (tmp_path / "ingest").mkdir()
+    (tmp_path / "ingest" / "__init__.py").write_text("")
+    monkeypatch.setattr(compiled, "_compiled_files", lambda: {"bgparse.ingest": built})
+    assert compiled.stale_modules() == ["bgparse.ingest"]
+    # A wheel's typed module has its stub beside it, not its .pyx: that is not left behind.
+    (tmp_path / "ingest.pyi").write_text("")
+    assert compiled.stale_modules() == []

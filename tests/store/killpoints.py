@@ -9,7 +9,7 @@ import signal
 from collections.abc import Callable
 from typing import Any
 
-import bgparse.ingest as ingest
+import bgparse.ingest.importer as importer
 import bgparse.store.dataset as dataset
 
 #: Where a write can be killed: while rows are staged, while staged files are moved into the
@@ -55,7 +55,7 @@ def arm(
         return wrapper
 
     if point == "staging":
-        ingest._Importer.result = kill_on_call(ingest._Importer.result)  # type: ignore[method-assign]
+        importer._Importer.result = kill_on_call(importer._Importer.result)  # type: ignore[method-assign]
     elif point == "publish":
         dataset._publish = kill_on_call(dataset._publish)
     elif point == "manifest":

@@ -51,15 +51,15 @@ def test_workers_past_the_cores_are_capped_with_one_line(
 ) -> None:
     cores(monkeypatch, n)
     started: list[int] = []
-    import bgparse.ingest as ingest
+    import bgparse.ingest.run as run
 
-    make = ingest._make_executor
+    make = run._make_executor
 
-    def spy(options: ingest.ImportOptions, workers: int) -> object:
+    def spy(options: run.ImportOptions, workers: int) -> object:
         started.append(workers)
         return make(options, workers)
 
-    monkeypatch.setattr(ingest, "_make_executor", spy)
+    monkeypatch.setattr(run, "_make_executor", spy)
     data = tmp_path / "data"
     res = runner.invoke(app, ["import", str(one_match), "-d", str(data), "-w", given])
     assert res.exit_code == 0, res.output
@@ -81,7 +81,7 @@ def test_a_local_dask_cluster_is_capped_the_same_way(
     pytest.importorskip("distributed")
     pytest.importorskip("bgparse.replay")
     cores(monkeypatch, 1)
-    import bgparse.executors as executors
+    import bgparse.pipeline.dask as executors
 
     sizes: list[int] = []
     real = executors.open_dask
@@ -107,7 +107,7 @@ def test_with_a_scheduler_workers_are_not_used(
     one_match: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("distributed")
-    import bgparse.executors as executors
+    import bgparse.pipeline.dask as executors
 
     monkeypatch.setattr(executors, "CONNECT_TIMEOUT", 1)
     address = "tcp://127.0.0.1:9"  # the discard port: nothing listens

@@ -38,7 +38,7 @@ GNUBG = CORPUS / "gnubg"
 if not GNUBG.is_dir():
     pytest.skip(f"{GNUBG} is absent", allow_module_level=True)
 
-from bgparse.executors import DaskExecutor, open_dask  # noqa: E402 - after the skip
+from bgparse.pipeline.dask import DaskExecutor, open_dask  # noqa: E402 - after the skip
 
 TESTS = Path(__file__).resolve().parents[1]
 DASK_CLI = Path(sys.executable).with_name("dask")

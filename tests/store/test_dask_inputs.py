@@ -37,8 +37,8 @@ GNUBG = CORPUS / "gnubg"
 if not GNUBG.is_dir():
     pytest.skip(f"{GNUBG} is absent", allow_module_level=True)
 
-import bgparse.executors as executors  # noqa: E402 - after the skip
-from bgparse.executors import DaskExecutor, open_dask  # noqa: E402
+import bgparse.pipeline.dask as executors  # noqa: E402 - after the skip
+from bgparse.pipeline.dask import DaskExecutor, open_dask  # noqa: E402
 from bgparse.store.parts import SharedStorageError  # noqa: E402
 
 A = GNUBG / "g7000_money.mat"
@@ -275,7 +275,7 @@ def test_an_input_that_vanishes_after_the_walk_given_twice_is_refused_once(
     a, fifo = inputs / "a.mat", inputs / "z.fifo"
     paths = [fifo, a, a] if executor == "local" else [a, a, fifo]
     # Units of 16 files at most are never cut smaller, so the pool's walk does not look ahead
-    # (`ingest._guided`): it meets a.mat after the fifo's report has removed it.
+    # (`bgparse.ingest.run._guided`): it meets a.mat after the fifo's report has removed it.
     opts = ImportOptions(executor=executor, workers=2, chunk_files=16)  # type: ignore[arg-type]
     kw = {"executor": cluster} if executor == "dask" else {}
     summary = run_import(paths, tmp_path / "data", opts, on_progress=remove, **kw)

@@ -33,7 +33,7 @@ ILLEGAL = CORPUS / "gnubg-illegal"
 if not GNUBG.is_dir() or not ILLEGAL.is_dir():
     pytest.skip(f"{GNUBG} or {ILLEGAL} is absent", allow_module_level=True)
 
-from bgparse.executors import DaskExecutor, open_dask  # noqa: E402 - after the skip
+from bgparse.pipeline.dask import DaskExecutor, open_dask  # noqa: E402 - after the skip
 
 
 def _changed(text: str, how: int) -> str:

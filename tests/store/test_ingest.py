@@ -232,24 +232,25 @@ def test_a_unit_with_an_unstorable_match_keeps_the_other_files_rows() -> None:
 def test_an_in_process_import_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
     """With one worker the units run in the importing process, collecting garbage once per
     unit and freezing what survives; afterwards the thresholds and frozen objects are back."""
-    import bgparse.ingest as ingest
+    import bgparse.ingest.worker as worker
+    from bgparse.pipeline import pool
 
     inputs = write_inputs(tmp_path / "in", hand_matches())
     threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
     seen_batch_gc = []
-    real = ingest._unit_garbage
+    real = worker._unit_garbage
 
     def spy() -> Any:
-        seen_batch_gc.append(ingest._BATCH_GC)
+        seen_batch_gc.append(pool._BATCH_GC)
         return real()
 
-    ingest._unit_garbage = spy
+    worker._unit_garbage = spy
     try:
         run_import([inputs], tmp_path / "data", ImportOptions(workers=1), verify=fake_verify)
     finally:
-        ingest._unit_garbage = real
+        worker._unit_garbage = real
     assert seen_batch_gc and all(seen_batch_gc)
-    assert (gc.get_threshold(), gc.get_freeze_count(), ingest._BATCH_GC) == (
+    assert (gc.get_threshold(), gc.get_freeze_count(), pool._BATCH_GC) == (
         threshold,
         frozen,
         False,
@@ -750,14 +751,14 @@ def test_a_pool_gets_smaller_units_at_the_end_and_one_worker_none(tmp_path: Path
     assert units[0] == 64 and units == sorted(units, reverse=True), units
     assert units[-1] <= 16 < units[5] < units[1] < 64 and len(units) >= 8, units
     calls: list[int] = []
-    original = ingest.process_unit
+    original = ingest.worker.process_unit
 
     def counted(tasks: list[FileTask], *args: Any) -> Any:
         calls.append(len(tasks))
         return original(tasks, *args)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(ingest, "process_unit", counted)
+        mp.setattr(ingest.worker, "process_unit", counted)
         opts = ImportOptions(workers=1, chunk_files=64)
         run_import([inputs], tmp_path / "inline", opts, verify=fake_verify)
     assert calls == [64, 64, 64, 64, 44]
@@ -803,7 +804,7 @@ def test_partitions_that_fill_up_are_merged_while_units_still_run(tmp_path: Path
 
 _WORKER_ENV_SCRIPT = """
 import multiprocessing, os
-from bgparse import ingest
+from bgparse.pipeline import pool as workers
 
 def blas():
     return os.environ.get("OPENBLAS_NUM_THREADS")
@@ -813,7 +814,7 @@ def arrow_pool():
     return pyarrow.default_memory_pool().backend_name
 
 if __name__ == "__main__":
-    ingest._start_forkserver()
+    workers._start_forkserver()
     with multiprocessing.get_context("forkserver").Pool(1) as pool:
         print(pool.apply(blas), blas())
         print(pool.apply(arrow_pool), os.environ.get("ARROW_DEFAULT_MEMORY_POOL"))

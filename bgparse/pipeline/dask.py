@@ -1,4 +1,4 @@
-"""The Dask side of an import: connect to a cluster (or start a local one) and run units there.
+"""The Dask executor: connect to a cluster (or start a local one) and run units there.
 
 `bgparse import --executor dask` runs the same per-unit function as the process pool, on
 `dask.distributed`: on a scheduler given by address (started with `dask scheduler` / `dask
@@ -66,13 +66,13 @@ class WorkerLost(BgparseError, BrokenExecutor):
 
 
 def _batch_gc_worker() -> None:
-    """The garbage-collection settings of a pool worker (`bgparse.ingest._init_worker`), once
-    per Dask worker process, on its first unit."""
-    import bgparse.ingest as ingest
+    """The garbage-collection settings of a pool worker (`bgparse.pipeline.pool._init_worker`),
+    once per Dask worker process, on its first unit."""
+    from bgparse.pipeline import pool
 
-    if not ingest._BATCH_GC:
-        gc.set_threshold(*ingest._GC_THRESHOLD)
-        ingest._BATCH_GC = True
+    if not pool._BATCH_GC:
+        gc.set_threshold(*pool._GC_THRESHOLD)
+        pool._BATCH_GC = True
 
 
 class _Args:
