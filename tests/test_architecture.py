@@ -46,8 +46,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bgparse.replay", "bgparse.repair", "bgparse.turns"),
     # Matches made rather than read.
     ("bgparse.generate",),
-    # The dataset and the work that fills it.
-    ("bgparse.store", "bgparse.ingest", "bgparse.pipeline", "bgparse.executors"),
+    # The dataset on disk: schemas, rows, parts, manifest, ledger, commit.
+    ("bgparse.store",),
+    # The pipeline runner: units of work on an executor (inline, process pool, Dask), knowing
+    # nothing of what the work is.
+    ("bgparse.pipeline",),
+    # The import: its per-unit work, the committer, and the run that drives the runner.
+    ("bgparse.ingest",),
     # Questions asked of the dataset.
     ("bgparse.filters", "bgparse.query", "bgparse.stats", "bgparse.filter_notes"),
     # What is shown: boards, charts, reports.
