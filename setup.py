@@ -46,6 +46,8 @@ COMPILED = [
     "bgparse/rules/steps.py",
     "bgparse/rules/verification.py",
     "bgparse/store/dataset.py",
+    "bgparse/store/diskio.py",
+    "bgparse/store/integrity.py",
     "bgparse/store/rows.py",
     # A .pxd beside a module gives it C declarations for the build alone: game.pxd, turns.pxd
     # and state.pxd make `Game`, `GameRows` and `GameState` extension types (fields in C);

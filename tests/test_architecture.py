@@ -41,7 +41,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("bgparse.findings", "bgparse.events", "bgparse.verified"),
     # Formats: finding inputs (files, folders, archives), reading and writing records, and what
     # a conversion carries across formats.
-    ("bgparse.store.inputs", "bgparse.readers", "bgparse.writers", "bgparse.carry"),
+    (
+        "bgparse.store.inputs",
+        "bgparse.store.archives",
+        "bgparse.store.items",
+        "bgparse.readers",
+        "bgparse.writers",
+        "bgparse.carry",
+    ),
     # The replay: events through the rules into a verified match and its rows.
     ("bgparse.replay", "bgparse.repair", "bgparse.turns"),
     # Matches made rather than read.

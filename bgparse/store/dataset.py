@@ -26,11 +26,13 @@ manifest does not list; before an import or a compaction writes anything, `refus
 checks every part's size, hashes the `matches` and `imports` parts and any part whose time
 moved, and refuses (`DatasetDamaged`) a dataset that does not read back; `query` checks sizes
 and moved times the same way, since DuckDB verifies no page checksum (docs/FAULTS.md).
+The digests and the checks are `bgparse.store.integrity`'s.
 
 A file-system failure (a read-only folder, no permission, a full disk, a damaged file) becomes a
-`DatasetIOError` naming the path and the cause; a failed or interrupted import removes what it
-wrote (`Transaction.abort`), so the dataset is as it was. Stop signals are held while the
-manifest is replaced (`bgparse.interrupts.deferred`): a commit is never cut half way.
+`DatasetIOError` (`bgparse.store.diskio`) naming the path and the cause; a failed or
+interrupted import removes what it wrote (`Transaction.abort`), so the dataset is as it was.
+Stop signals are held while the manifest is replaced (`bgparse.interrupts.deferred`): a commit
+is never cut half way.
 """
 
 from __future__ import annotations
@@ -38,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import secrets
@@ -56,6 +57,15 @@ import pyarrow.parquet as pq
 from bgparse.errors import DatasetError
 from bgparse.interrupts import Interrupted, deferred
 from bgparse.paths import display_path
+from bgparse.store.diskio import DatasetIOError, io_errors
+from bgparse.store.integrity import (
+    CHECKSUMMED_AT_IMPORT,
+    CheckResult,
+    Digest,
+    check_parts,
+    file_digest,
+    refuse_damaged_parts,
+)
 from bgparse.store.schema import (
     PARTITION_FIELDS,
     PARTITIONED,
@@ -66,22 +76,15 @@ from bgparse.store.schema import (
 )
 
 __all__ = [
-    "CHECKSUMMED_AT_IMPORT",
     "MANIFEST_NAME",
-    "CheckResult",
     "CompactSummary",
-    "Damage",
     "Dataset",
-    "DatasetDamaged",
     "DatasetError",
-    "DatasetIOError",
     "DatasetLocked",
-    "Digest",
     "KnownInputs",
     "Manifest",
     "Transaction",
     "WriteOptions",
-    "file_digest",
     "partition_dir",
 ]
 
@@ -93,110 +96,20 @@ _NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 _MERGE_AT = 32  # batches in one partition's buffer before they are made one
 
 
-class DatasetIOError(DatasetError):
-    """The file system refused to read or write a file of the dataset (a read-only folder, no
-    permission, a full disk, a damaged file): the message names the path and the cause."""
-
-    failure = True  # the work had begun: a command that writes says what became of it
-
-    def __init__(self, doing: str, path: Path, exc: OSError | pa.ArrowException) -> None:
-        self.cause = _cause(exc)
-        super().__init__(f"cannot {doing} {display_path(path)}: {self.cause}")
-        self.path = path
-        self.errno: int | None = getattr(exc, "errno", None)
-
-
-def _cause(exc: BaseException) -> str:
-    code = getattr(exc, "errno", None)
-    if isinstance(code, int) and code > 0:
-        # Arrow wraps the system's words ("Error writing bytes to file. Detail: [errno 28] No
-        # space left on device"): the system's own are shorter, and the same for every step.
-        return os.strerror(code)
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-@contextlib.contextmanager
-def _io(doing: str, path: Path) -> Iterator[None]:
-    """Turn a file-system error of the block into a DatasetIOError about `path`; reading also
-    turns Arrow's complaints about a damaged file into one."""
-    try:
-        yield
-    except OSError as exc:
-        raise DatasetIOError(doing, path, exc) from exc
-    except pa.ArrowException as exc:
-        if doing != "read":
-            raise
-        raise DatasetIOError(doing, path, exc) from exc
-
-
 def _batches(
     path: Path, batch_size: int, columns: list[str] | None = None
 ) -> Iterator[pa.RecordBatch]:
     """A committed file's batches; a missing or damaged file is a DatasetIOError."""
-    with _io("read", path):
+    with io_errors("read", path):
         batches = pq.ParquetFile(path, page_checksum_verification=True).iter_batches(
             batch_size=batch_size, columns=columns
         )
     while True:
-        with _io("read", path):
+        with io_errors("read", path):
             batch = next(batches, None)
         if batch is None:
             return
         yield batch
-
-
-#: Tables whose parts an import checksums before it starts (beyond every part's size): it reads
-#: them anyway (the stored match ids, the ledger), and they are a few per cent of a dataset's
-#: bytes; `turns` is nine tenths of them (see docs/FAULTS.md, "A damaged dataset").
-CHECKSUMMED_AT_IMPORT = frozenset({"matches", "imports"})
-
-
-def file_digest(path: Path) -> tuple[int, str]:
-    """A file's size and SHA-256, as the manifest records them for each part."""
-    h = hashlib.sha256()
-    size = 0
-    with _io("read", path), open(path, "rb") as fh:
-        while chunk := fh.read(_HASH_CHUNK):
-            h.update(chunk)
-            size += len(chunk)
-    return size, h.hexdigest()
-
-
-_HASH_CHUNK = 1 << 20
-
-
-@dataclass(frozen=True, slots=True)
-class Digest:
-    """What the manifest records of a part: its size, SHA-256, and modification time when it
-    was last hashed (a part whose time is still that one was not written to since, and
-    `refuse_damaged` and `query` need not hash it again)."""
-
-    size: int
-    sha256: str
-    mtime_ns: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Damage:
-    """One thing wrong with a dataset's files: the path (relative to the root) and what."""
-
-    rel: str
-    problem: str
-
-
-class DatasetDamaged(DatasetError):
-    """A committed part is missing, or its size or checksum is not the manifest's: a command
-    that writes refuses to commit onto a dataset that does not read back."""
-
-    failure = True
-
-    def __init__(self, root: Path, damage: Damage) -> None:
-        super().__init__(
-            f"cannot read {display_path(root / damage.rel)}: {damage.problem}; the dataset is "
-            f"damaged ('bgparse check --data {display_path(root)}' lists every damaged part)"
-        )
-        self.damage = damage
 
 
 class DatasetLocked(DatasetError):
@@ -282,24 +195,6 @@ class KnownInputs:
     paths: frozenset[str] = frozenset()
     archives: frozenset[str] = frozenset()
     at_path: Mapping[int, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class CheckResult:
-    """What `Dataset.check` found: the parts the manifest lists and their bytes, how many have
-    no checksum recorded (written before bgparse recorded them: they are read back whole all
-    the same), every damaged part, and every file in the folder the manifest does not list
-    (relative to the root)."""
-
-    parts: int = 0
-    bytes: int = 0
-    unrecorded: int = 0
-    damage: tuple[Damage, ...] = ()
-    unlisted: tuple[str, ...] = ()
-
-    @property
-    def clean(self) -> bool:
-        return not self.damage and not self.unlisted
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,46 +315,7 @@ class Dataset:
                         paths.add(p)
         return KnownInputs(frozenset(contents), frozenset(paths), frozenset(archives), at_path)
 
-    # --- integrity -------------------------------------------------------------------------
-
-    def _listed(self, manifest: Manifest) -> Iterator[tuple[str, str]]:
-        for table in TABLES:
-            for rel in manifest.files.get(table, ()):
-                yield table, rel
-
-    def _part_damage(self, manifest: Manifest, rel: str, *, checksum: bool) -> Damage | None:
-        """What is wrong with one listed part, from its size and SHA-256 (where recorded);
-        None when nothing is. The SHA-256 is computed with `checksum`, or when the file was
-        modified since it was hashed (its time is not the recorded one): a file written to
-        in place is hashed, one left alone costs a `stat`. A part whose hash is confirmed so
-        has its new time kept in `self.rehashed` for the next commit to record."""
-        path = self.root / rel
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            return Damage(rel, "missing (the manifest lists it)")
-        except OSError as exc:
-            return Damage(rel, f"cannot read: {_cause(exc)}")
-        recorded = manifest.digests.get(rel)
-        if recorded is None:
-            return None
-        if st.st_size != recorded.size:
-            return Damage(
-                rel,
-                f"{st.st_size:,} bytes, the manifest records {recorded.size:,} (truncated or "
-                "changed)",
-            )
-        touched = st.st_mtime_ns != recorded.mtime_ns
-        if checksum or touched:
-            try:
-                sha = file_digest(path)[1]
-            except DatasetIOError as exc:
-                return Damage(rel, f"cannot read: {exc.cause}")
-            if sha != recorded.sha256:
-                return Damage(rel, "its bytes changed (its SHA-256 is not the manifest's)")
-            if touched:
-                self.rehashed[rel] = st.st_mtime_ns
-        return None
+    # --- integrity (bgparse.store.integrity) -----------------------------------------------
 
     def refuse_damaged(
         self, manifest: Manifest | None = None, checksum: frozenset[str] = CHECKSUMMED_AT_IMPORT
@@ -471,10 +327,7 @@ class Dataset:
         was hashed; the others are trusted to their size and time (`check` hashes them all).
         A part with no digest recorded (an older dataset's) is only required to be there."""
         m = manifest if manifest is not None else self.manifest()
-        for table, rel in self._listed(m):
-            damage = self._part_damage(m, rel, checksum=table in checksum)
-            if damage is not None:
-                raise DatasetDamaged(self.root, damage)
+        refuse_damaged_parts(self.root, m.files, m.digests, checksum, self.rehashed)
 
     def check(self) -> CheckResult:
         """Every listed part verified: there, its recorded size and SHA-256, and read back
@@ -483,36 +336,9 @@ class Dataset:
         (DatasetLocked) while an import holds the dataset: its files are not listed yet."""
         self._refuse_while_imported()
         manifest = self.manifest()
-        damage: list[Damage] = []
-        parts = size = unrecorded = 0
-        for table, rel in self._listed(manifest):
-            parts += 1
-            found = self._part_damage(manifest, rel, checksum=True)
-            if found is None:
-                found = self._read_back(table, rel)
-            if found is not None:
-                damage.append(found)
-                continue
-            size += (self.root / rel).stat().st_size
-            unrecorded += rel not in manifest.digests
-        listed = {rel for _, rel in self._listed(manifest)}
-        unlisted = tuple(rel for rel in self._files_on_disk() if rel not in listed)
-        return CheckResult(parts, size, unrecorded, tuple(damage), unlisted)
-
-    def _read_back(self, table: str, rel: str) -> Damage | None:
-        expected = file_schema(table, "").remove_metadata()
-        try:
-            pf = pq.ParquetFile(self.root / rel, page_checksum_verification=True)
-            if not pf.schema_arrow.remove_metadata().equals(expected):
-                return Damage(rel, f"its schema is not the {table} table's")
-            rows = 0
-            for batch in pf.iter_batches(batch_size=64 * 1024):
-                rows += batch.num_rows
-        except (OSError, pa.ArrowException) as exc:
-            return Damage(rel, f"does not read back: {_cause(exc)}")
-        if rows != pf.metadata.num_rows:
-            return Damage(rel, f"reads back {rows:,} rows of the {pf.metadata.num_rows:,} it holds")
-        return None
+        return check_parts(
+            self.root, manifest.files, manifest.digests, self.rehashed, self._files_on_disk()
+        )
 
     def _files_on_disk(self) -> Iterator[str]:
         """Every file under the root (relative, '/'-separated), the dataset's own aside."""
@@ -544,7 +370,7 @@ class Dataset:
         process holds it; the lock dies with its process, even under `kill -9`."""
         self._prepare_root()
         path = self.root / LOCK_NAME
-        with _io("write", path):
+        with io_errors("write", path):
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         try:
             try:
@@ -553,11 +379,11 @@ class Dataset:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                     raise DatasetIOError("lock", path, exc) from exc
                 raise DatasetLocked(self.root, _read_pid(fd)) from None
-            with _io("write", path):
+            with io_errors("write", path):
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             if not self.exists():
-                with deferred(), _io("write", self.manifest_path):
+                with deferred(), io_errors("write", self.manifest_path):
                     _write_atomic(self.manifest_path, Manifest().to_json())
             self.recover()
             self.refuse_damaged()
@@ -585,7 +411,7 @@ class Dataset:
                 raise DatasetError(f"{display_path(self.root)} is not a folder")
             if not self.exists():
                 # Never adopt (and later clean) a folder that holds someone else's files.
-                with _io("read", self.root):
+                with io_errors("read", self.root):
                     names = [p.name for p in self.root.iterdir()]
                 foreign = [name for name in names if name not in _OWN_NAMES]
                 if foreign:
@@ -594,7 +420,7 @@ class Dataset:
                         f"has '{display_path(foreign[0])}'); choose another --data folder"
                     )
         else:
-            with _io("create", self.root):
+            with io_errors("create", self.root):
                 self.root.mkdir(parents=True)
 
     def recover(self) -> None:
@@ -602,7 +428,7 @@ class Dataset:
         tree the manifest does not list. Only called under the lock."""
         shutil.rmtree(self.root / STAGING_NAME, ignore_errors=True)
         for tmp in self.root.glob(f"{MANIFEST_NAME}.tmp-*"):
-            with _io("remove", tmp):
+            with io_errors("remove", tmp):
                 tmp.unlink(missing_ok=True)
         manifest = self.manifest()
         for table in TABLES:
@@ -612,7 +438,7 @@ class Dataset:
                 continue
             for path in sorted(base.rglob("*.parquet")):
                 if path.relative_to(self.root).as_posix() not in listed:
-                    with _io("remove", path):
+                    with io_errors("remove", path):
                         path.unlink()
 
     def begin(
@@ -708,7 +534,7 @@ class _OpenFile:
 
 def _finish(out: _OpenFile) -> None:
     """Close a Parquet file (its footer written)."""
-    with _io("write", out.path):
+    with io_errors("write", out.path):
         out.writer.close()
 
 
@@ -833,7 +659,7 @@ class Transaction:
         group = self.options.row_group_rows
         n = table.num_rows // group * group if whole_groups else table.num_rows
         out = self._writer(key)
-        with _io("write", out.path):
+        with io_errors("write", out.path):
             out.writer.write_table(table.slice(0, n), row_group_size=group)
         out.rows += n
         if n < table.num_rows:
@@ -854,7 +680,7 @@ class Transaction:
         self._parts[key] = n + 1
         rel = f"{key[1]}/part-{self.import_id}-{n:04d}.parquet"
         path = self.staging / rel
-        with _io("write", path):
+        with io_errors("write", path):
             path.parent.mkdir(parents=True, exist_ok=True)
             writer = pq.ParquetWriter(
                 path,
@@ -922,7 +748,7 @@ class Transaction:
         `close_files`. The file is closed whatever happens, so that its handle is let go."""
         try:
             if table is not None:
-                with _io("write", out.path):
+                with io_errors("write", out.path):
                     out.writer.write_table(table, row_group_size=self.options.row_group_rows)
         except BaseException:
             with contextlib.suppress(Exception):
@@ -944,7 +770,7 @@ class Transaction:
             return None
         for rel in staged:
             if rel not in self._durable:
-                with _io("write", self.staging / rel):
+                with io_errors("write", self.staging / rel):
                     _fsync_path(self.staging / rel)
             if rel not in self._digests:
                 # Read back from the page cache: a few ms for an import's tens of MB.
@@ -952,13 +778,13 @@ class Transaction:
         dirs: set[Path] = set()
         for rel in staged:
             final = root / rel
-            with _io("write", final):
+            with io_errors("write", final):
                 self._make_folder(final.parent)
                 _publish(self.staging / rel, final)
             self._published.append(final)
             dirs.add(final.parent)
         for d in sorted(dirs):
-            with _io("write", d):
+            with io_errors("write", d):
                 _fsync_path(d, directory=True)
         old = self.dataset.manifest()
         files = {t: tuple(f for f in old.files.get(t, ()) if f not in replaces) for t in TABLES}
@@ -972,14 +798,14 @@ class Transaction:
                 digests[rel] = Digest(digests[rel].size, digests[rel].sha256, mtime)
         for rel in staged:
             size, sha = self._digests[rel]
-            with _io("read", root / rel):
+            with io_errors("read", root / rel):
                 mtime = os.stat(root / rel).st_mtime_ns  # kept by the rename
             digests[rel] = Digest(size, sha, mtime)
         new = Manifest(old.generation + 1, files, imports, self.bgparse_version, digests)
         # A signal held here acts once the manifest is replaced or left as it was, never
         # between; the caller learns which from `committed`.
         with deferred():
-            with _io("write", self.dataset.manifest_path):
+            with io_errors("write", self.dataset.manifest_path):
                 _commit_manifest(self.dataset.manifest_path, new)
             self.committed = True
         self._remove_staging()

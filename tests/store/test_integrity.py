@@ -16,7 +16,8 @@ from typer.testing import CliRunner, Result
 
 from bgparse.cli import app
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.store.dataset import MANIFEST_NAME, Dataset, file_digest
+from bgparse.store.dataset import MANIFEST_NAME, Dataset
+from bgparse.store.integrity import file_digest
 from bgparse.store.schema import TABLES
 
 from ..conftest import SAMPLES
