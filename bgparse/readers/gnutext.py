@@ -1,0 +1,329 @@
+"""GNU Backgammon's text export (`export match text`): the record part.
+
+GNU writes one file per game (`match.txt`, `match_002.txt`, ...), each opening with
+`The score (after N games) is: A a, B b (match to L points)`, then optional `Match
+Information:` lines, then per move a `Move number N:` heading, an ASCII board with its
+Position and Match IDs, the move itself (`* Alice moves 24/23 13/8`, `* Alice doubles`,
+`* Bob accepts`), and, when the match was analysed, the candidates, cube analysis and luck;
+the game ends `Alice wins 2 points`, then the game's statistics.
+
+Only the move lines, the score line and the result are the record: the boards and the
+analysis are read past (their Position IDs are not kept on the events, which have no place
+for them). Sides follow the score line: side 0 is its first name (GNU's player 0, `O` on the
+board), as in the `.mat` export of the same match. A file holding game 3 of a match is read as
+a match starting at the printed score (the replay notes it, R007), as a `.mat` holding one
+game is. Only the English export is read: GNU translates the prose (and the decimal
+separator follows the locale), and a file in another language is refused with S003 naming
+its first line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from bgparse.events import (
+    Action,
+    CannotMove,
+    Double,
+    Drop,
+    Game,
+    MatchInfo,
+    MatchRecord,
+    Move,
+    Resign,
+    Span,
+    Take,
+    Win,
+    make_roll,
+)
+from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.readers.mat import parse_move_word
+
+__all__ = ["DIALECT", "FORMAT", "is_gnu_text", "iter_gnutext_matches"]
+
+FORMAT = "gnutext"
+DIALECT = "gnubg-text"
+
+_SCORE = re.compile(
+    r"^The score \(after (\d+) games?\) is: (.+?) (\d+), (.+) (\d+) "
+    r"\((?:match to (\d+) points?|money session(?:, (with|without) Jacoby rule)?)\)?(.*)$"
+)
+#: What any GNU text export holds, in whatever language: a board's two IDs.
+_IDS = re.compile(r"Position ID:\s*\S+.*?Match ID\s*:", re.S)
+_START = re.compile(r"\A(?:[ \t]*\r?\n)*The score \(after \d+ games?\) is: ")
+_HEADING = re.compile(r"^Move number (\d+):\s+(.*?)\s*$")
+_TO_PLAY = re.compile(r"^(.*) to play ([1-6])([1-6])$")
+_ON_ROLL = re.compile(r"^(.*) on roll, cube decision\?$")
+_DOUBLES_TO = re.compile(r"^(.*) doubles to (\d+)$")
+_RESIGNS = re.compile(r"^(.*) resigns (\d+) points?$")
+_POSITION = re.compile(r"^\s*GNU Backgammon\s+Position ID:\s*(\S+)")
+_WINS = re.compile(r"^(.*) wins (\d+) points?( and the match)?\.?\s*$")
+_INFO_KEYS = {"Place": "Site", "Date": "EventDate", "Annotator": "Transcriber"}
+
+
+def is_gnu_text(text: str) -> bool:
+    """Whether a text is GNU's `export match text` (in English, or in another language: the
+    reader then refuses it by name). Checked after HTML and LaTeX, which hold the IDs too."""
+    return bool(_START.match(text) or _IDS.search(text[:20000]))
+
+
+def _fail(path: str, message: str, line: int, source: str) -> SyntaxRecordError:
+    return SyntaxRecordError(Finding.make("S003", message, line, 1, source_line=source), path)
+
+
+def _iso_date(value: str) -> str:
+    """GNU prints the date as `%x` in the C locale, MM/DD/YY (older builds) or MM/DD/YYYY."""
+    m = re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})", value.strip())
+    if not m:
+        return value.strip()
+    year = int(m.group(3))
+    if len(m.group(3)) == 2:
+        year += 2000 if year < 70 else 1900
+    return f"{year:04d}-{int(m.group(1)):02d}-{int(m.group(2)):02d}"
+
+
+class _Reader:
+    def __init__(self, text: str, path: str) -> None:
+        self.lines = text.split("\n")
+        self.path = path
+        self.errors: list[Finding] = []
+        self.names: tuple[str, str] = ("", "")
+        self.length = 0
+        self.tags: list[tuple[str, str]] = []
+        self.comments: list[str] = []
+        self.ratings: list[float | None] = [None, None]
+
+    def error(self, code: str, message: str, line: int, column: int = 1) -> None:
+        self.errors.append(
+            Finding.make(code, message, line, column, source_line=self.lines[line - 1])
+        )
+
+    def side(self, who: str) -> int | None:
+        """The side a name in a move line is (the longer name first: one may begin the other)."""
+        a, b = self.names
+        order = ((0, a), (1, b)) if len(a) >= len(b) else ((1, b), (0, a))
+        for side, name in order:
+            if who == name:
+                return side
+        return None
+
+    def split_name(self, rest: str) -> tuple[int, str] | None:
+        """`NAME words...`: the side NAME is and the words after it."""
+        a, b = self.names
+        order = ((0, a), (1, b)) if len(a) >= len(b) else ((1, b), (0, a))
+        for side, name in order:
+            if name and rest.startswith(name + " "):
+                return side, rest[len(name) + 1 :]
+        return None
+
+    def read(self) -> MatchRecord:
+        lines = self.lines
+        first = next((i for i, ln in enumerate(lines) if ln.strip()), 0)
+        head = lines[first].rstrip("\r")
+        m = _SCORE.match(head)
+        if m is None:
+            raise _fail(
+                self.path,
+                f"line {first + 1} is not GNU Backgammon's English text export "
+                "('The score (after N games) is: ...'): only the English export is read "
+                "(export it with GNU's language set to English)",
+                first + 1,
+                head[:200],
+            )
+        self.names = (m.group(2), m.group(4))
+        self.length = int(m.group(6)) if m.group(6) else 0
+        if m.group(7):
+            self.tags.append(("Jacoby", "On" if m.group(7) == "with" else "Off"))
+        games: list[Game] = []
+        starts = [i for i, ln in enumerate(lines) if ln.startswith("The score (after ")]
+        starts.append(len(lines))
+        for k in range(len(starts) - 1):
+            game = self.game(starts[k], starts[k + 1], info=k == 0)
+            if game is not None:
+                games.append(game)
+        p0, p1 = self.names
+        info = MatchInfo(
+            site=self.tag("Site"),
+            event=self.tag("Event"),
+            round=self.tag("Round"),
+            event_date=self.tag("EventDate"),
+            player1=p0,
+            player2=p1,
+            jacoby={"On": True, "Off": False}.get(self.tag("Jacoby") or ""),
+            transcriber=self.tag("Transcriber"),
+            ratings=(self.ratings[0], self.ratings[1]),
+        )
+        return MatchRecord(
+            path=self.path,
+            format=FORMAT,
+            players=self.names,
+            length=self.length,
+            games=tuple(games),
+            tags=tuple(self.tags),
+            info=info,
+            dialect=DIALECT,
+            comments=tuple(self.comments),
+            errors=tuple(self.errors),
+            span=Span(first + 1, 1),
+        )
+
+    def tag(self, key: str) -> str | None:
+        return next((v for k, v in self.tags if k == key), None)
+
+    def match_information(self, start: int, end: int) -> int:
+        """The `Match Information:` lines (`Key: value`, up to a blank line) as tags."""
+        i = start
+        while i < end and self.lines[i].strip():
+            text = self.lines[i].rstrip("\r")
+            key, sep, value = text.partition(": ")
+            if sep:
+                if key.endswith("'s rating"):
+                    side = self.side(key[: -len("'s rating")])
+                    if side is not None:
+                        try:
+                            self.ratings[side] = float(value)
+                        except ValueError:
+                            pass
+                elif key == "Comments":
+                    self.comments.append(value)
+                else:
+                    self.tags.append((_INFO_KEYS.get(key, key), value))
+                    if key == "Date":
+                        self.tags[-1] = ("EventDate", _iso_date(value))
+            i += 1
+        return i
+
+    def game(self, start: int, end: int, *, info: bool) -> Game | None:
+        lines = self.lines
+        head = lines[start].rstrip("\r")
+        m = _SCORE.match(head)
+        if m is None:
+            self.error("S005", "a score line the reader cannot parse", start + 1)
+            return None
+        if (m.group(2), m.group(4)) != self.names:
+            self.error("S005", "the players differ from the first game's", start + 1)
+            return None
+        if (m.group(8) or "").strip(" .,") in ("Crawford game", "post-Crawford play"):
+            if self.tag("Crawford") is None:
+                self.tags.append(("Crawford", "On"))
+        number = int(m.group(1)) + 1
+        score = (int(m.group(3)), int(m.group(5)))
+        actions: list[Action] = []
+        cube = 1
+        dice: tuple[int, int] | None = None
+        offered: int | None = None  # a double's value, until answered
+        resigned: tuple[int, int, int] | None = None  # (side, points, line)
+        done = False
+        i = start + 1
+        while i < end:
+            text = lines[i].rstrip("\r")
+            lineno = i + 1
+            i += 1
+            if done or not text:
+                continue
+            if text == "Match Information:" and info and not actions:
+                i = self.match_information(i, end)
+                continue
+            h = _HEADING.match(text)
+            if h:
+                what = h.group(2)
+                dice = None
+                t = _TO_PLAY.match(what)
+                r = _RESIGNS.match(what)
+                if t and self.side(t.group(1)) is not None:
+                    dice = (int(t.group(2)), int(t.group(3)))
+                elif r and self.side(r.group(1)) is not None:
+                    resigned = (self.side(r.group(1)) or 0, int(r.group(2)), lineno)
+                elif not (
+                    (_ON_ROLL.match(what) and self.side(what[: -len(" on roll, cube decision?")]))
+                    is not None
+                    or (_DOUBLES_TO.match(what) and self.split_name(what) is not None)
+                ):
+                    self.error("S005", "a move heading the reader cannot parse", lineno)
+                continue
+            if text.startswith("* ") and not text.startswith("*  "):
+                said = self.split_name(text[2:])
+                if said is None:
+                    self.error("S005", "a move line naming neither player", lineno)
+                    continue
+                side, rest = said
+                column = len(text) - len(rest) + 1
+                span = Span(lineno, column, len(rest))
+                if rest.startswith("moves ") and dice is not None:
+                    play = rest[len("moves ") :]
+                    moves: list[Move] = []
+                    for word in play.split():
+                        mv = parse_move_word(word)
+                        if mv is None:
+                            self.error(
+                                "S006",
+                                f"{word!r} is not a move",
+                                lineno,
+                                text.find(word, column - 1) + 1,
+                            )
+                        else:
+                            moves.append(mv)
+                    actions.append(
+                        make_roll(
+                            side,
+                            dice,
+                            tuple(moves),
+                            Span(lineno, column + 6, len(play)),
+                            play,
+                        )
+                    )
+                    dice = None
+                elif rest == "cannot move" and dice is not None:
+                    actions.append(CannotMove(side, dice, span))
+                    dice = None
+                elif rest == "doubles":
+                    offered = cube * 2
+                    actions.append(Double(side, offered, span))
+                elif rest in ("accepts", "rejects") and resigned is not None:
+                    if rest == "accepts":
+                        who, points, at = resigned
+                        level = points // cube if points % cube == 0 else 0
+                        actions.append(
+                            Resign(
+                                who,
+                                level if 1 <= level <= 3 else None,
+                                lines[at - 1].split(":", 1)[1].strip(),
+                                Span(at, 1),
+                            )
+                        )
+                    resigned = None
+                elif rest == "accepts" and offered is not None:
+                    actions.append(Take(side, span))
+                    cube, offered = offered, None
+                elif rest == "rejects" and offered is not None:
+                    actions.append(Drop(side, span))
+                    offered = None
+                else:
+                    self.error("S005", "a move line the reader cannot parse", lineno, column)
+                continue
+            w = _WINS.match(text)
+            if w and self.side(w.group(1)) is not None:
+                who = self.side(w.group(1)) or 0
+                actions.append(
+                    Win(who, int(w.group(2)), bool(w.group(3)), Span(lineno, 1, len(text)))
+                )
+                done = True  # the game's statistics follow
+                continue
+        if not actions:
+            self.error("S012", f"game {number} has no actions", start + 1)
+        return Game(
+            number=number,
+            score=score,
+            actions=tuple(actions),
+            span=Span(start + 1, 1),
+            names=self.names,
+        )
+
+
+def iter_gnutext_matches(text: str, path: str) -> Iterator[MatchRecord]:
+    """The match record of one GNU text export (every game it holds, each from the score its
+    score line prints). Raises `SyntaxRecordError` (S003) for an export in another language."""
+    yield _Reader(text, path).read()
+
+
