@@ -19,11 +19,13 @@ its first line.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterator
 
 from bgparse.events import (
     Action,
+    Beaver,
     CannotMove,
     Double,
     Drop,
@@ -31,7 +33,6 @@ from bgparse.events import (
     MatchInfo,
     MatchRecord,
     Move,
-    Resign,
     Span,
     Take,
     Win,
@@ -46,8 +47,9 @@ FORMAT = "gnutext"
 DIALECT = "gnubg-text"
 
 _SCORE = re.compile(
-    r"^The score \(after (\d+) games?\) is: (.+?) (\d+), (.+) (\d+) "
-    r"\((?:match to (\d+) points?|money session(?:, (with|without) Jacoby rule)?)\)?(.*)$"
+    r"^The score \(after (\d+) games?\) is: (.+?) (\d+), (.+) (\d+)"
+    r"(?: \((?:match to (\d+) points?|money session(?:, (with|without) Jacoby rule)?)\))?"
+    r"(, Crawford game|, post-Crawford play)?\.?\s*$"
 )
 #: What any GNU text export holds, in whatever language: a board's two IDs.
 _IDS = re.compile(r"Position ID:\s*\S+.*?Match ID\s*:", re.S)
@@ -57,7 +59,6 @@ _TO_PLAY = re.compile(r"^(.*) to play ([1-6])([1-6])$")
 _ON_ROLL = re.compile(r"^(.*) on roll, cube decision\?$")
 _DOUBLES_TO = re.compile(r"^(.*) doubles to (\d+)$")
 _RESIGNS = re.compile(r"^(.*) resigns (\d+) points?$")
-_POSITION = re.compile(r"^\s*GNU Backgammon\s+Position ID:\s*(\S+)")
 _WINS = re.compile(r"^(.*) wins (\d+) points?( and the match)?\.?\s*$")
 _INFO_KEYS = {"Place": "Site", "Date": "EventDate", "Annotator": "Transcriber"}
 
@@ -70,17 +71,6 @@ def is_gnu_text(text: str) -> bool:
 
 def _fail(path: str, message: str, line: int, source: str) -> SyntaxRecordError:
     return SyntaxRecordError(Finding.make("S003", message, line, 1, source_line=source), path)
-
-
-def _iso_date(value: str) -> str:
-    """GNU prints the date as `%x` in the C locale, MM/DD/YY (older builds) or MM/DD/YYYY."""
-    m = re.fullmatch(r"(\d{1,2})/(\d{1,2})/(\d{2}|\d{4})", value.strip())
-    if not m:
-        return value.strip()
-    year = int(m.group(3))
-    if len(m.group(3)) == 2:
-        year += 2000 if year < 70 else 1900
-    return f"{year:04d}-{int(m.group(1)):02d}-{int(m.group(2)):02d}"
 
 
 class _Reader:
@@ -181,16 +171,14 @@ class _Reader:
                 if key.endswith("'s rating"):
                     side = self.side(key[: -len("'s rating")])
                     if side is not None:
-                        try:
+                        with contextlib.suppress(ValueError):
                             self.ratings[side] = float(value)
-                        except ValueError:
-                            pass
                 elif key == "Comments":
                     self.comments.append(value)
                 else:
+                    # The date as written: GNU prints it in the locale's `%x` (MM/DD/YY in C,
+                    # DD/MM/YYYY in others), which the text does not name.
                     self.tags.append((_INFO_KEYS.get(key, key), value))
-                    if key == "Date":
-                        self.tags[-1] = ("EventDate", _iso_date(value))
             i += 1
         return i
 
@@ -204,16 +192,15 @@ class _Reader:
         if (m.group(2), m.group(4)) != self.names:
             self.error("S005", "the players differ from the first game's", start + 1)
             return None
-        if (m.group(8) or "").strip(" .,") in ("Crawford game", "post-Crawford play"):
-            if self.tag("Crawford") is None:
-                self.tags.append(("Crawford", "On"))
+        if m.group(8) and self.tag("Crawford") is None:
+            self.tags.append(("Crawford", "On"))
         number = int(m.group(1)) + 1
         score = (int(m.group(3)), int(m.group(5)))
         actions: list[Action] = []
         cube = 1
         dice: tuple[int, int] | None = None
         offered: int | None = None  # a double's value, until answered
-        resigned: tuple[int, int, int] | None = None  # (side, points, line)
+        resigned: bool | None = None  # a `NAME resigns N points` heading, until answered
         done = False
         i = start + 1
         while i < end:
@@ -234,7 +221,7 @@ class _Reader:
                 if t and self.side(t.group(1)) is not None:
                     dice = (int(t.group(2)), int(t.group(3)))
                 elif r and self.side(r.group(1)) is not None:
-                    resigned = (self.side(r.group(1)) or 0, int(r.group(2)), lineno)
+                    resigned = True
                 elif not (
                     (_ON_ROLL.match(what) and self.side(what[: -len(" on roll, cube decision?")]))
                     is not None
@@ -273,25 +260,23 @@ class _Reader:
                             play,
                         )
                     )
-                    dice = None
+                    dice = offered = None
                 elif rest == "cannot move" and dice is not None:
                     actions.append(CannotMove(side, dice, span))
-                    dice = None
+                    dice = offered = None
+                elif rest == "doubles" and offered is not None:
+                    # A double answered by a double: a beaver (the cube is the beaverer's at
+                    # twice the offer, no take written), or a raccoon of it: `.mat` writes both
+                    # `Beavers => N`.
+                    cube = offered = offered * 2
+                    actions.append(Beaver(side, offered, span))
                 elif rest == "doubles":
                     offered = cube * 2
                     actions.append(Double(side, offered, span))
                 elif rest in ("accepts", "rejects") and resigned is not None:
-                    if rest == "accepts":
-                        who, points, at = resigned
-                        level = points // cube if points % cube == 0 else 0
-                        actions.append(
-                            Resign(
-                                who,
-                                level if 1 <= level <= 3 else None,
-                                lines[at - 1].split(":", 1)[1].strip(),
-                                Span(at, 1),
-                            )
-                        )
+                    # The answer to a resignation: the result line that follows says what
+                    # came of it, as a `.mat` does (GNU's own exports of a resigned game
+                    # show neither, only `NAME wins N points`).
                     resigned = None
                 elif rest == "accepts" and offered is not None:
                     actions.append(Take(side, span))
@@ -318,6 +303,9 @@ class _Reader:
             actions=tuple(actions),
             span=Span(start + 1, 1),
             names=self.names,
+            # What the score line says of the Crawford rule, in SGF's word for it: the replay
+            # takes a first game at a Crawford score as the Crawford game only where it says so.
+            rules=("CrawfordGame",) if m.group(8) == ", Crawford game" else (),
         )
 
 
@@ -325,5 +313,3 @@ def iter_gnutext_matches(text: str, path: str) -> Iterator[MatchRecord]:
     """The match record of one GNU text export (every game it holds, each from the score its
     score line prints). Raises `SyntaxRecordError` (S003) for an export in another language."""
     yield _Reader(text, path).read()
-
-
