@@ -49,6 +49,11 @@ def _game(g: VerifiedGame) -> tuple[object, ...]:
     )
 
 
+def _game_files(folder: Path, stem: str) -> list[Path]:
+    """GNU's text export of one match: `stem.txt` for game 1, `stem_002.txt`... after it."""
+    return [folder / f"{stem}.txt", *sorted(folder.glob(f"{stem}_[0-9][0-9][0-9].txt"))]
+
+
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not GNUBG.exists():
@@ -72,8 +77,7 @@ def test_text_exports_replay_as_the_mat_of_the_same_match(fresh: Path) -> None:
         mat = fresh / row["files"]["mat"]
         overrides = {"jacoby": bool(row["jacoby"])} if not row["length"] else None
         [truth] = [replay(r, overrides) for r in read_path(mat)]
-        stem = mat.stem
-        texts = [fresh / f"{stem}.txt", *sorted(fresh.glob(f"{stem}_[0-9][0-9][0-9].txt"))]
+        texts = _game_files(fresh, mat.stem)
         assert len(texts) == len(truth.games), mat.name
         money += not row["length"]
         for number, (want, text) in enumerate(zip(truth.games, texts, strict=True), 1):
@@ -94,6 +98,28 @@ def test_text_exports_replay_as_the_mat_of_the_same_match(fresh: Path) -> None:
             games += 1
             ids += len(printed)
     assert money > 0 and games > MATCHES and ids > 100 * MATCHES
+
+
+@pytest.mark.oracle
+def test_a_whole_match_of_text_exports_in_one_file_reads_as_the_mat(fresh: Path) -> None:
+    """Each file's score line starts a game: a match's game files joined into one text are the
+    whole match, with no score mismatch between the games."""
+    joined = 0
+    rows = [json.loads(line) for line in (fresh / "manifest.jsonl").read_text().splitlines()]
+    for row in rows:
+        mat = fresh / row["files"]["mat"]
+        texts = _game_files(fresh, mat.stem)
+        if len(texts) < 2:
+            continue
+        overrides = {"jacoby": bool(row["jacoby"])} if not row["length"] else None
+        [truth] = [replay(r, overrides) for r in read_path(mat)]
+        whole = b"".join(t.read_bytes() for t in texts)
+        [got] = [replay(r, overrides) for r in iter_records(whole, "whole.txt")]
+        assert [f for f in got.findings if f.severity is not Severity.INFO] == [], mat.name
+        assert [_game(g) for g in got.games] == [_game(g) for g in truth.games]
+        assert (got.final_score, got.winner) == (truth.final_score, truth.winner)
+        joined += 1
+    assert joined > 0
 
 
 def test_one_game_of_a_match_reads_from_its_printed_score(tmp_path: Path) -> None:
@@ -253,3 +279,30 @@ def test_a_resignation_heading_and_its_answer_make_no_event(tmp_path: Path) -> N
     assert record.errors == ()
     [vm] = [replay(record)]
     assert (vm.games[0].winner, vm.games[0].points, vm.games[0].end) == (1, 1, "resign")
+
+
+def test_validate_names_the_game_a_file_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "m_003.txt").write_text(_short_export())
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["validate", "m_003.txt"])
+    line = "    The score (after 2 games) is: Ann 1, Bob Lee 2 (match to 5 points)\n    ^\n"
+    assert result.output == (
+        "m_003.txt:1:1: info: R007 the first game starts at 1-2, not 0-0 (GNU's text export "
+        "writes a file per game: this is game 3)\n" + line
+        + "m_003.txt:1:1: info: R004 the record ends at 1-3, short of the 5-point match "
+        "(unfinished or cut short)\n" + line
+        + "m_003.txt: Ann vs Bob Lee, 5-point match, 1 game, final score 1-3\n"
+        "1 file, 1 match: 0 errors, 0 warnings; 0 matches with errors, 0 with warnings only\n"
+    )  # fmt: skip
+    assert result.exit_code == 0
+
+
+def test_numbers_too_large_and_unknown_lines_are_findings_not_tracebacks() -> None:
+    text = _short_export(
+        first="The score (after 2 games) is: Ann 1, Bob Lee 12345678901 (match to 5 points)"
+    ).replace("* Ann rejects", "* Ann ponders")
+    [record] = iter_records(text.encode(), "t.txt")
+    found = [(f.code, f.line, f.column) for f in record.errors]
+    assert found == [("S017", 1, 46), ("S005", 32, 7)]

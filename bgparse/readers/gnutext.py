@@ -39,7 +39,8 @@ from bgparse.events import (
     make_roll,
 )
 from bgparse.findings import Finding, SyntaxRecordError
-from bgparse.readers.mat import parse_move_word
+from bgparse.readers.mat import MAX_MATCH_LENGTH, parse_move_word
+from bgparse.readers.numbers import MAX_NUMBER, read_bounded
 
 __all__ = ["DIALECT", "FORMAT", "is_gnu_text", "iter_gnutext_matches"]
 
@@ -89,6 +90,13 @@ class _Reader:
             Finding.make(code, message, line, column, source_line=self.lines[line - 1])
         )
 
+    def number(self, m: re.Match[str], group: int, what: str, line: int) -> int:
+        """A number the text prints, or MAX_NUMBER with S017 where it is too large to read."""
+        value, problem = read_bounded(m.group(group), what)
+        if problem is not None:
+            self.error("S017", problem, line, m.start(group) + 1)
+        return value
+
     def side(self, who: str) -> int | None:
         """The side a name in a move line is (the longer name first: one may begin the other)."""
         a, b = self.names
@@ -122,7 +130,10 @@ class _Reader:
                 head[:200],
             )
         self.names = (m.group(2), m.group(4))
-        self.length = int(m.group(6)) if m.group(6) else 0
+        self.length = self.number(m, 6, "match length", first + 1) if m.group(6) else 0
+        if self.length > MAX_MATCH_LENGTH:
+            message = f"match length {self.length} is out of range 0-{MAX_MATCH_LENGTH}"
+            self.error("S014", message, first + 1, m.start(6) + 1)
         if m.group(7):
             self.tags.append(("Jacoby", "On" if m.group(7) == "with" else "Off"))
         games: list[Game] = []
@@ -194,8 +205,11 @@ class _Reader:
             return None
         if m.group(8) and self.tag("Crawford") is None:
             self.tags.append(("Crawford", "On"))
-        number = int(m.group(1)) + 1
-        score = (int(m.group(3)), int(m.group(5)))
+        number = min(self.number(m, 1, "game count", start + 1) + 1, MAX_NUMBER)
+        score = (
+            self.number(m, 3, "score", start + 1),
+            self.number(m, 5, "score", start + 1),
+        )
         actions: list[Action] = []
         cube = 1
         dice: tuple[int, int] | None = None
@@ -291,7 +305,12 @@ class _Reader:
             if w and self.side(w.group(1)) is not None:
                 who = self.side(w.group(1)) or 0
                 actions.append(
-                    Win(who, int(w.group(2)), bool(w.group(3)), Span(lineno, 1, len(text)))
+                    Win(
+                        who,
+                        self.number(w, 2, "'wins' value", lineno),
+                        bool(w.group(3)),
+                        Span(lineno, 1, len(text)),
+                    )
                 )
                 done = True  # the game's statistics follow
                 continue

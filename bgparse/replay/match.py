@@ -176,10 +176,15 @@ class Replay(ReplayContext):
                 # cannot be known: take it as played, and do not call a double illegal.
                 match = MatchState.new(self.length, self.rules, first_score, crawford_played=True)
                 note = "; whether it is the Crawford game is not known, so doubles are allowed"
+            why = (
+                f"GNU's text export writes a file per game: this is game {g0.number}"
+                if rec.format == "gnutext"
+                else "penalty points or a resumed match"
+            )
             self.add(
                 "R007",
                 f"the first game starts at {first_score[0]}-{first_score[1]}, not 0-0 "
-                f"(penalty points or a resumed match){note}",
+                f"({why}){note}",
                 g0.span,
                 None,
             )
