@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 from bgparse.cli import app
 from bgparse.findings import Severity, SyntaxRecordError
 from bgparse.readers import iter_records, read_path
+from bgparse.readers.gnutext import move_blocks
 from bgparse.replay import replay
 from bgparse.verified import VerifiedGame
 from tests.conftest import SHARED
@@ -239,6 +240,31 @@ def test_bglab_analysed_exports_read_without_errors() -> None:
             assert (same.end, same.cube) == (game.end, game.cube), text.name
             twins += 1
     assert twins >= 1
+
+
+@pytest.mark.corpus
+@pytest.mark.skipif(not BGLAB_TEXTS, reason="../shared bglab corpus is absent")
+def test_move_blocks_keep_what_each_move_printed() -> None:
+    """`move_blocks` (for the analysis reader to come) keeps each move's heading, IDs, move
+    line and analysis lines as written; its IDs before each roll are the replay's."""
+    for text in BGLAB_TEXTS:
+        source = text.read_text()
+        blocks = move_blocks(source)
+        [record] = read_path(text)
+        [game] = replay(record).games
+        rolls = [b for b in blocks if " to play " in b.heading]
+        assert [b.position_id for b in rolls] == [
+            t.position_id for t in game.turns if t.dice is not None
+        ]
+        assert all(b.match_id and b.move and b.move.startswith("* ") for b in blocks)
+        # Analysed at 0-ply: every roll's candidates (after any cube analysis) follow its move.
+        for b in rolls:
+            if not b.move.endswith("cannot move"):  # type: ignore[union-attr]
+                assert f"Rolled {b.heading[-2:]}:" in b.analysis, (text.name, b.line)
+                assert any("Cubeful 0-ply" in line for line in b.analysis)
+        last = source.split("\n")[blocks[-1].line - 1 :]
+        assert not any(" wins " in line for line in blocks[-1].analysis)
+        assert any(" wins " in line for line in last)
 
 
 def test_a_resignation_reads_as_gnu_exports_it(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from bgparse.events import (
     Action,
@@ -42,7 +43,7 @@ from bgparse.findings import Finding, SyntaxRecordError
 from bgparse.readers.mat import MAX_MATCH_LENGTH, parse_move_word
 from bgparse.readers.numbers import MAX_NUMBER, read_bounded
 
-__all__ = ["DIALECT", "FORMAT", "is_gnu_text", "iter_gnutext_matches"]
+__all__ = ["DIALECT", "FORMAT", "MoveBlock", "is_gnu_text", "iter_gnutext_matches", "move_blocks"]
 
 FORMAT = "gnutext"
 DIALECT = "gnubg-text"
@@ -332,3 +333,70 @@ def iter_gnutext_matches(text: str, path: str) -> Iterator[MatchRecord]:
     """The match record of one GNU text export (every game it holds, each from the score its
     score line prints). Raises `SyntaxRecordError` (S003) for an export in another language."""
     yield _Reader(text, path).read()
+
+
+@dataclass(frozen=True, slots=True)
+class MoveBlock:
+    """One `Move number N:` block of a text export as GNU wrote it, for what reads its analysis:
+    not part of the record (the reader does not build these). `line` is the heading's 1-based
+    line; `position_id` and `match_id` the board's (before the move, the side on roll's view);
+    `move` the `* NAME ...` line; `analysis` every line after it up to the next block or the
+    result, as written (candidates with equities and errors, cube analysis, luck)."""
+
+    line: int
+    number: int
+    heading: str
+    position_id: str | None
+    match_id: str | None
+    move: str | None
+    analysis: tuple[str, ...]
+
+
+_BOARD_ID = re.compile(r"^\s*(?:GNU Backgammon\s+Position ID|Match ID)\s*:\s*(\S+)")
+
+
+def move_blocks(text: str) -> list[MoveBlock]:
+    """Every move block of an English text export, in file order (a later session's analysis
+    reader starts here; `iter_gnutext_matches` does not call it)."""
+    blocks: list[MoveBlock] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        h = _HEADING.match(lines[i].rstrip("\r"))
+        if h is None:
+            i += 1
+            continue
+        start, ids, move = i, [], None
+        body: list[str] = []
+        i += 1
+        while i < len(lines):
+            line = lines[i].rstrip("\r")
+            if _HEADING.match(line) or line.startswith("The score (after "):
+                break
+            if move is None:
+                m = _BOARD_ID.match(line)
+                if m:
+                    ids.append(m.group(1))
+                elif line.startswith("* "):
+                    move = line
+            elif _WINS.match(line) or line.startswith("Game statistics for game "):
+                break
+            else:
+                body.append(line)
+            i += 1
+        while body and not body[-1].strip():
+            body.pop()
+        while body and not body[0].strip():
+            body.pop(0)
+        blocks.append(
+            MoveBlock(
+                line=start + 1,
+                number=read_bounded(h.group(1), "move number")[0],
+                heading=h.group(2),
+                position_id=ids[0] if ids else None,
+                match_id=ids[1] if len(ids) > 1 else None,
+                move=move,
+                analysis=tuple(body),
+            )
+        )
+    return blocks
