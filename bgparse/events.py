@@ -322,7 +322,7 @@ class MatchRecord:
     carries every game the reader could recover."""
 
     path: str
-    format: str  # "mat" | "sgf" | "xg"
+    format: str  # "mat" | "sgf" | "xg" | "gnutext"
     players: tuple[str, str]
     length: int  # 0 = money session
     games: tuple[Game, ...]

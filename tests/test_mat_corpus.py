@@ -86,8 +86,15 @@ def _is_jellyfish(row: dict[str, str]) -> bool:
     )
 
 
+def _is_gnu_text(row: dict[str, str]) -> bool:
+    """GNU's 'export match text', read by its own reader (tests/test_gnutext_reader.py)."""
+    return not _is_jellyfish(row) and row["producer"] == "gnubg" and row["format"] == "txt"
+
+
 JELLYFISH = [r for r in MANIFEST if _is_jellyfish(r)]
-OTHER = [r for r in MANIFEST if not _is_jellyfish(r) and r["format"] != "sgf"]
+OTHER = [
+    r for r in MANIFEST if not _is_jellyfish(r) and r["format"] != "sgf" and not _is_gnu_text(r)
+]
 
 
 def _expected_from_notes(notes: str) -> tuple[int | None, int | None]:
@@ -131,7 +138,8 @@ def test_every_real_jellyfish_file_parses_without_syntax_errors() -> None:
 
 @pytest.mark.corpus
 def test_other_formats_in_the_real_corpus_are_refused_by_name() -> None:
-    """GNU's analysis printouts, GammonX logs and Gibbon/JavaFIBS files are other formats: each
+    """GammonX logs and Gibbon/JavaFIBS files are other formats (GNU's text exports are read:
+    tests/test_gnutext_reader.py): each
     is refused with one S003 message naming what it is, never a traceback."""
     real = corpus_dir("real")
     assert OTHER, "the MANIFEST lists non-Jellyfish files"

@@ -1,5 +1,5 @@
 """Readers: bytes of a match file in, event records out (format sniffed from the content:
-`.mat`, SGF, eXtreme Gammon `.xg`)."""
+`.mat`, SGF, eXtreme Gammon `.xg`, GNU Backgammon's text export)."""
 
 from __future__ import annotations
 
@@ -42,10 +42,6 @@ _OTHER_TEXT = (
     (
         re.compile(r"\A\s*(?:%[^\n]*\n\s*)*\\document(?:class|style)\b"),
         "a LaTeX document (such as GNU Backgammon's 'export match latex'), not a match record",
-    ),
-    (
-        re.compile(r"Position ID:\s*\S+.*?Match ID\s*:", re.S),
-        "GNU Backgammon's analysis printout ('export match text'), not a match record",
     ),
     (re.compile(r"\AGMD-\d"), "a Gibbon match file (GMD), which bgparse does not read"),
     (
@@ -176,6 +172,12 @@ def _records(data: bytes, path: str) -> Iterator[MatchRecord]:
         for pattern, what in _OTHER_TEXT:
             if pattern.search(text[:20000]):
                 raise _fail(path, "S003", f"this is {what}", 1, 1)
+        from bgparse.readers.gnutext import is_gnu_text, iter_gnutext_matches
+
+        if is_gnu_text(text):
+            # GNU's 'export match text' (HTML and LaTeX exports, which hold IDs too, are above).
+            yield from _with_warnings(iter_gnutext_matches(text, path), warn)
+            return
         first = next((i for i, ln in enumerate(text.split("\n"), 1) if ln.strip()), 1)
         raise _fail(
             path,

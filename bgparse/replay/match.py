@@ -169,15 +169,22 @@ class Replay(ReplayContext):
         if rec.games and first_score != (0, 0):
             g0 = rec.games[0]
             note = ""
-            if match.crawford_game:
+            if match.crawford_game and "CrawfordGame" in g0.rules and rec.format == "gnutext":
+                note = "; GNU's text export says it is the Crawford game"
+            elif match.crawford_game:
                 # Whether the Crawford game was already played before the record starts
                 # cannot be known: take it as played, and do not call a double illegal.
                 match = MatchState.new(self.length, self.rules, first_score, crawford_played=True)
                 note = "; whether it is the Crawford game is not known, so doubles are allowed"
+            why = (
+                f"GNU's text export writes a file per game: this is game {g0.number}"
+                if rec.format == "gnutext"
+                else "penalty points or a resumed match"
+            )
             self.add(
                 "R007",
                 f"the first game starts at {first_score[0]}-{first_score[1]}, not 0-0 "
-                f"(penalty points or a resumed match){note}",
+                f"({why}){note}",
                 g0.span,
                 None,
             )
