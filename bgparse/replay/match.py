@@ -169,8 +169,9 @@ class Replay(ReplayContext):
         if rec.games and first_score != (0, 0):
             g0 = rec.games[0]
             note = ""
-            if match.crawford_game and "CrawfordGame" in g0.rules and rec.format == "gnutext":
-                note = "; GNU's text export says it is the Crawford game"
+            if match.crawford_game and "CrawfordGame" in g0.rules:
+                # The record says so (GNU's text export's score line, an SGF RU[CrawfordGame]).
+                note = "; the record says it is the Crawford game"
             elif match.crawford_game:
                 # Whether the Crawford game was already played before the record starts
                 # cannot be known: take it as played, and do not call a double illegal.
