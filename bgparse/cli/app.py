@@ -57,8 +57,8 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(
     name="bgparse",
-    help="Read, verify and analyse backgammon match records (Jellyfish .mat, GNU Backgammon SGF, "
-    "eXtreme Gammon .xg).",
+    help="Read, verify and analyse backgammon match records (Jellyfish .mat, GNU Backgammon SGF "
+    "and text exports, eXtreme Gammon .xg).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

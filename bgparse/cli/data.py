@@ -95,8 +95,8 @@ def import_command(
         list[Path],
         typer.Argument(
             metavar="PATH",
-            help="match files (.mat, SGF, .xg), folders (recursive), .zip, .tar, .tar.gz/.tgz "
-            "archives",
+            help="match files (.mat, SGF, .xg, GNU text exports), folders (recursive), .zip, "
+            ".tar, .tar.gz/.tgz archives",
         ),
     ],
     data: DataOption = _DEFAULT_DATA,
