@@ -46,8 +46,8 @@ __all__ = [
 #: The SGF root property holding `.mat` header tags.
 MAT_TAGS = "XT"
 #: Record formats whose tags are `.mat` header tags (the `.xg` reader reads XG's match header
-#: into the same tags).
-MAT_TAG_FORMATS = frozenset({"mat", "xg"})
+#: into the same tags, the GNU text export reader its Match Information lines).
+MAT_TAG_FORMATS = frozenset({"mat", "xg", "gnutext"})
 #: Its tags, as the SGF reader names them: `XT:Site`.
 MAT_TAG_PREFIX = MAT_TAGS + ":"
 #: The SGF move-node property holding a play as written (`???`).

@@ -74,7 +74,14 @@ def convert(record: MatchRecord, to: str) -> list[MatchRecord]:
     return list(iter_records(text.encode("utf-8"), f"converted.{to}"))
 
 
+#: Formats bgparse reads but does not write: their round trip is the `.mat` they convert to.
+_READ_ONLY = frozenset({"gnutext"})
+
+
 def round_trip(record: MatchRecord) -> MatchRecord:
+    if record.format in _READ_ONLY:
+        (written,) = convert(record, "mat")
+        return written
     other = "sgf" if record.format == "mat" else "mat"
     (middle,) = convert(record, other)
     (again,) = convert(middle, record.format)
@@ -104,7 +111,7 @@ def hidden_plays(record: MatchRecord) -> list[tuple[int, int, tuple[int, ...], s
 def header(record: MatchRecord) -> dict[str, Any]:
     """What a record says of the match besides its games, as the format holds it."""
     info = dataclasses.asdict(record.info)
-    if record.format == "mat":
+    if record.format in ("mat", *_READ_ONLY):
         tags: Any = list(record.tags)
     else:
         # Root properties: their order carries no meaning in SGF.

@@ -144,14 +144,14 @@ class _Reader:
             game = self.game(starts[k], starts[k + 1], info=k == 0)
             if game is not None:
                 games.append(game)
-        p0, p1 = self.names
         info = MatchInfo(
             site=self.tag("Site"),
             event=self.tag("Event"),
             round=self.tag("Round"),
             event_date=self.tag("EventDate"),
-            player1=p0,
-            player2=p1,
+            # Full names as tags say them (XG's `Player 1`); the export's names are `players`.
+            player1=self.tag("Player 1"),
+            player2=self.tag("Player 2"),
             jacoby={"On": True, "Off": False}.get(self.tag("Jacoby") or ""),
             transcriber=self.tag("Transcriber"),
             ratings=(self.ratings[0], self.ratings[1]),
