@@ -22,9 +22,12 @@ def main() -> None:
         from bgparse.cli import main as run
 
         run()
-    except interrupts.Interrupted as exc:
+    except BaseException as exc:
+        stop = interrupts.among_causes(exc)  # the signal's Interrupted, or one Python wrapped
+        if stop is None:
+            raise
         interrupts.report("bgparse: interrupted")
-        sys.exit(exc.exit_code)
+        sys.exit(stop.exit_code)
 
 
 #: The packages whose loading a stop signal must not cut (see `main`).

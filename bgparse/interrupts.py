@@ -35,6 +35,7 @@ from typing import Any
 __all__ = [
     "GRACE",
     "STOP_SIGNALS",
+    "among_causes",
     "Interrupted",
     "deferred",
     "hold_while_loading",
@@ -126,6 +127,20 @@ def uninstall() -> None:
         if signal.getsignal(sig) is not signal.SIG_IGN:
             signal.signal(sig, signal.SIG_DFL)
     _State.installed = False
+
+
+def among_causes(exc: BaseException) -> Interrupted | None:
+    """The `Interrupted` that `exc` was raised from or while handling, if any: Python wraps an
+    exception raised in some places (a descriptor's `__set_name__` while a class is made, in
+    3.11: `RuntimeError: Error calling __set_name__`) in one of its own, and a signal's
+    `Interrupted` can land there."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, Interrupted):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return None
 
 
 def received() -> int | None:

@@ -162,3 +162,33 @@ def test_a_signal_at_each_point_of_the_start(
         b"",
         b"bgparse: interrupted\n",
     )
+
+
+def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
+    dataset: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python 3.11 wraps an exception raised in a descriptor's `__set_name__` (a dataclass's
+    fields, while a module that defines one loads) in `RuntimeError: Error calling
+    __set_name__`: the handler's `Interrupted` came out as that, and a traceback (a SIGTERM 0.25 s
+    into `query`, the dataset's modules loading). Whatever wraps it, it ends the command as an
+    interrupt."""
+    from typer.testing import CliRunner
+
+    import bgparse.query
+    from bgparse.cli import app
+    from bgparse.interrupts import Interrupted
+
+    class Made:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise Interrupted(signal.SIGTERM)
+
+    def connect(*args: object, **kwargs: object) -> None:
+        type("Manifest", (), {"files": Made()})  # as a class with such a field is made
+
+    monkeypatch.setattr(bgparse.query, "connect", connect)
+    result = CliRunner().invoke(app, ["query", "SELECT 1", "-d", str(dataset)])
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        128 + signal.SIGTERM,
+        "",
+        "bgparse: interrupted\n",
+    )

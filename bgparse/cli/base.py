@@ -213,6 +213,10 @@ class Boundary(TyperGroup):
             _silence_stdout()
             return 1
         except BaseException as exc:
+            stop = interrupts.among_causes(exc)
+            if stop is not None:
+                interrupts.report(f"bgparse: {self._stopped(stop.committed)}")
+                return stop.exit_code
             found = _message(exc, self.running)
             if found is None:
                 raise
