@@ -35,8 +35,8 @@ from typing import Any
 __all__ = [
     "GRACE",
     "STOP_SIGNALS",
-    "among_causes",
     "Interrupted",
+    "among_causes",
     "deferred",
     "hold_while_loading",
     "install",
