@@ -34,6 +34,7 @@ __all__ = [
     "RulesOption",
     "WriteFormat",
     "echo_error",
+    "input_blobs",
     "iter_blobs",
     "rule_profile",
     "validation_summary",
@@ -275,6 +276,15 @@ def iter_blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError |
 
 
 def _blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | None]]:
+    for label, _archive, data, error in input_blobs(paths):
+        yield label, data, error
+
+
+def input_blobs(
+    paths: Sequence[str],
+) -> Iterator[tuple[str, str | None, bytes, RecordError | None]]:
+    """`iter_blobs`' inputs, each with the archive it is a member of (its display name; None for
+    a file), the paths not checked first."""
     from bgparse.readers import MAX_FILE_BYTES
     from bgparse.store.inputs import InputFile, InputRef, Limits, iter_inputs
 
@@ -282,11 +292,11 @@ def _blobs(paths: Sequence[str]) -> Iterator[tuple[str, bytes, RecordError | Non
     limits = Limits(max_file_bytes=MAX_FILE_BYTES)
     for item in iter_inputs(paths, limits):
         if isinstance(item, InputFile):
-            yield item.path, item.data, None
+            yield item.path, item.archive_path, item.data, None
         elif not isinstance(item, InputRef) and (reason := item.reason) is not None:
             # Refused, or an archive that could not be read to its end.
             error = SyntaxRecordError(Finding.make("S016", reason, 1, 1), item.path)
-            yield item.path, b"", error
+            yield item.path, None, b"", error
 
 
 #: `--rules NAME` (validate, import, convert): a rule profile, `bgparse.rules.profiles`.

@@ -21,9 +21,8 @@ from typing import Annotated
 
 import typer
 
-from bgparse.cli.base import RulesOption, WriteFormat, echo_error, rule_profile
+from bgparse.cli.base import RulesOption, WriteFormat, echo_error, input_blobs, rule_profile
 from bgparse.errors import OutputError, UsageError
-from bgparse.findings import Finding, SyntaxRecordError
 from bgparse.outfiles import atomic_output
 from bgparse.paths import display_path
 from bgparse.rules.wording import plural
@@ -133,9 +132,9 @@ def convert(
     2: usage error or unreadable input."""
     from bgparse.carry import game_comments, recorded_results
     from bgparse.findings import RecordError
-    from bgparse.readers import MAX_FILE_BYTES, iter_records
+    from bgparse.readers import iter_records
     from bgparse.replay import replay
-    from bgparse.store.inputs import InputFile, InputRef, Limits, check_paths, iter_inputs
+    from bgparse.store.inputs import check_paths
     from bgparse.writers import write_mat, write_sgf
     from bgparse.writers.mat import unwritable_cubes
 
@@ -145,17 +144,12 @@ def convert(
     written: set[Path] = set()
     taken: dict[Path, str] = {}  # each output's path: the name of the input it is for
     counts = {"converted": 0, "failed": 0, "unreadable": 0}
-    limits = Limits(max_file_bytes=MAX_FILE_BYTES)  # as large as the readers take
     for top in inputs:
-        for item in iter_inputs([top], limits):
-            if isinstance(item, InputRef) or (not isinstance(item, InputFile) and not item.reason):
-                continue
-            label = item.path
+        for label, archive, data, refused in input_blobs([top]):
             try:
-                if not isinstance(item, InputFile):
-                    # Refused, or an archive that could not be read to its end.
-                    raise SyntaxRecordError(Finding.make("S016", item.reason or "", 1, 1), label)
-                records = list(iter_records(item.data, label))
+                if refused is not None:
+                    raise refused
+                records = list(iter_records(data, label))
             except RecordError as exc:
                 counts["unreadable"] += 1
                 typer.echo(exc.format(), err=True)
@@ -181,7 +175,7 @@ def convert(
             # Several matches of one file go into one output file, one after the other, as
             # both formats allow.
             text = ("\n" if to == "mat" else "").join(parts)
-            where = _relative(os.fspath(top), label, item.archive_path)
+            where = _relative(os.fspath(top), label, archive)
             target = folder.joinpath(*where[:-1], f"{Path(where[-1]).stem}.{to.value}")
             if taken.get(target.resolve(), where[-1]) != where[-1]:
                 # Another input of this folder has the same stem (`test.mat`, `test.xg`):
