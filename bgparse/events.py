@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from bgparse.findings import Finding
+
+if TYPE_CHECKING:
+    from bgparse.analysis.model import Note
 
 __all__ = [
     "BAR",
@@ -336,6 +339,10 @@ class MatchRecord:
     index: int = 0
     #: Whether the record marks hits with stars at all (a missing star is then a slip).
     hit_marks: bool = True
+    #: The analysis the record stores (`bgparse.analysis.model`'s notes, each naming the
+    #: action it is about by its span), and whose it is: one of `analysis.model.SOURCES`.
+    analysis: tuple[Note, ...] = ()
+    analysis_source: str | None = None
 
     def iter_actions(self) -> Iterator[tuple[Game, Action]]:
         for game in self.games:

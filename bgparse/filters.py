@@ -16,7 +16,7 @@ import duckdb
 __all__ = ["FILTERED", "SIDED", "Filters", "player_key"]
 
 #: The tables whose rows belong to a match, and so follow the match filter.
-FILTERED = ("matches", "games", "turns", "cube_actions", "findings")
+FILTERED = ("matches", "games", "turns", "cube_actions", "findings", "decisions")
 
 #: The views of `pipelines/10_views.sql` whose rows each belong to one side (`me`): under a
 #: player filter they keep only the player's side. game_sides: match-equity, gammon-by-score;

@@ -93,6 +93,9 @@ CODES: dict[str, tuple[Severity, str]] = {
     "R010": (Severity.INFO, "Jacoby rule inferred from the results"),
     "R011": (Severity.INFO, "game won without the record showing why (resignation or forfeit)"),
     "R012": (Severity.WARNING, "'Losses' line differs from the result"),
+    # stored analysis (an analysed record's notes against its verified turns)
+    "A001": (Severity.WARNING, "analysis of an action the record has no turn for"),
+    "A002": (Severity.WARNING, "the analysis marks another play than the record's as played"),
     # notation
     "N001": (Severity.WARNING, "hit star on a step that hits nothing"),
     "N002": (Severity.WARNING, "hit without a star"),

@@ -107,6 +107,10 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
         files = ds.files(table, manifest)
         # Filtered tables are read under another name; the filter's views take theirs.
         name = f"bg_all_{table}" if active is not None and table in FILTERED else table
+        shown_as = name
+        if table == "decisions":
+            # Read under a name of its own: the view keeps the first analysis of each source.
+            name = "bg_raw_decisions"
         if files:
             listed = ", ".join(_literal(f.as_posix()) for f in files)
             hive = (
@@ -128,6 +132,14 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
             con.register("_bgparse_empty", row_schema(table).empty_table())
             con.execute(f"CREATE TABLE {name} AS SELECT * FROM _bgparse_empty")
             con.unregister("_bgparse_empty")
+        if table == "decisions":
+            # A match's copies may each bring the same source's analysis (the same SGF saved
+            # twice): the first (by analysis run, then file) stands, as one copy's rows do.
+            con.execute(
+                f"CREATE VIEW {shown_as} AS SELECT * FROM {name} QUALIFY dense_rank() OVER "
+                "(PARTITION BY match_uid, source, engine, level ORDER BY analysis_id, "
+                "file_sha256 NULLS FIRST) = 1"
+            )
     codes = pa.table(
         {
             "code": list(CODES),

@@ -14,6 +14,7 @@ from bgparse.events import MatchInfo
 from bgparse.findings import Finding, Severity
 
 if TYPE_CHECKING:
+    from bgparse.analysis.model import Decision
     from bgparse.rules.position import Position
 
 __all__ = ["CubeAction", "ResolvedStep", "Turn", "VerifiedGame", "VerifiedMatch"]
@@ -146,6 +147,8 @@ class VerifiedMatch:
     winner: int | None
     findings: tuple[Finding, ...] = ()
     rules: dict[str, object] = field(default_factory=dict)  # the RuleSet used, as plain values
+    #: The decisions the record's stored analysis describes (`bgparse.analysis.attach`).
+    decisions: tuple[Decision, ...] = ()
 
     @property
     def ok(self) -> bool:

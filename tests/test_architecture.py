@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # The rules engine: positions, plays, cube, scoring; it knows nothing of records.
     ("bgparse.rules",),
     # The data model a record becomes: findings, events, the verified match.
-    ("bgparse.findings", "bgparse.events", "bgparse.verified"),
+    ("bgparse.findings", "bgparse.events", "bgparse.verified", "bgparse.analysis"),
     # Formats: finding inputs (files, folders, archives), reading and writing records, and what
     # a conversion carries across formats.
     (
@@ -50,7 +50,14 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "bgparse.carry",
     ),
     # The replay: events through the rules into a verified match and its rows.
-    ("bgparse.replay", "bgparse.repair", "bgparse.turns"),
+    # Stored analysis meets the turns (`attach`); the engine evaluates positions (`engine`).
+    (
+        "bgparse.replay",
+        "bgparse.repair",
+        "bgparse.turns",
+        "bgparse.analysis.attach",
+        "bgparse.analysis.engine",
+    ),
     # Matches made rather than read.
     ("bgparse.generate",),
     # The dataset on disk: schemas, rows, parts, manifest, ledger, commit.
@@ -59,7 +66,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # nothing of what the work is.
     ("bgparse.pipeline",),
     # The import: its per-unit work, the committer, and the run that drives the runner.
-    ("bgparse.ingest",),
+    ("bgparse.ingest", "bgparse.analyze"),
     # Questions asked of the dataset.
     ("bgparse.filters", "bgparse.query", "bgparse.stats", "bgparse.filter_notes"),
     # What is shown: boards, charts, reports.

@@ -29,7 +29,8 @@ class _Drop:
     """What a unit's rows lose here, whoever wrote them (`_Importer.unit`, `unit_parts`): the
     rows of its matches already stored (`known`: by an earlier unit or import), whose findings
     stay, marked `in_duplicate` (the input keeps them, as a repeat within the unit keeps its
-    own); and every row of a file settled by its content alone (`settled`: its matches,
+    own), but for their `decisions` (a copy may bring another analysis); and every row of a
+    file settled by its content alone (`settled`: its matches,
     `shas`: its contents), its findings included, as if it had not been read."""
 
     known: pa.Array
@@ -52,6 +53,10 @@ class _Drop:
             batch = batch.filter(_not_from(batch, self.shas))
         if table == "findings":
             return _mark_duplicates(batch, self.known) if len(self.known) else batch
+        if table == "decisions":
+            # A copy keeps the analysis it brings (its file's own, dropped above where the
+            # file is settled by its content): the view shows the first of each source.
+            return batch
         if not len(self.gone):
             return batch
         return batch.filter(pc.invert(pc.is_in(batch.column("match_uid").storage, self.gone)))

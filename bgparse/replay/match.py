@@ -105,6 +105,8 @@ def replay(
     needs, for a faster validation."""
     rules = rules_for(record, overrides)
     assumed = _crawford_assumed(record, overrides)
+    # Stored analysis is checked against the turns: a record that has some keeps them.
+    keep_turns = keep_turns or bool(record.analysis)
     run = Replay(record, rules, keep_turns, crawford_assumed=assumed)
     result = run.run()
     support = run.jacoby_support
@@ -132,6 +134,13 @@ def replay(
             record.span.column,
         )
         result = _with_findings(result, (note,))
+    if record.analysis:
+        from bgparse.analysis.attach import attach
+
+        decisions, notes = attach(result, record.analysis, record.analysis_source or "")
+        result = replace(result, decisions=decisions)
+        if notes:
+            result = _with_findings(result, notes)
     return result
 
 

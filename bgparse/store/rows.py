@@ -23,6 +23,7 @@ from typing import Any, Final
 
 import pyarrow as pa
 
+from bgparse.analysis.model import Decision
 from bgparse.errors import InputError
 from bgparse.findings import Finding, Severity, source_window
 from bgparse.rules import Position, PositionError
@@ -687,6 +688,23 @@ class Rows:
             }
         )
 
+    def add_decisions(
+        self,
+        decisions: Sequence[Decision],
+        uid: bytes,
+        analysis_id: str,
+        year: int | None,
+        file_sha256: str | None,
+    ) -> None:
+        """The `decisions` rows of one match, in the partition of their analysis source."""
+        for d in decisions:
+            row = d._asdict()
+            del row["source"]
+            row["match_uid"] = uid
+            row["analysis_id"] = analysis_id
+            row["file_sha256"] = file_sha256
+            self.table("decisions", d.source, year).add(row)
+
     def add_duplicate(self, vm: VerifiedMatch, uid: bytes) -> MatchCounts:
         """A match already met: no rows of its own, but the input keeps its findings (its
         score lines, its `Wins` lines are its own, whatever the match identity leaves out)."""
@@ -694,6 +712,9 @@ class Rows:
         _, year = _match_date(vm.info.event_date)
         for f in vm.findings:
             self._finding(f, uid, vm.index, source, year, duplicate=True)
+        # A copy keeps the analysis it brings: the first of each source is the one queries
+        # see (the `decisions` view), whichever copy brought it.
+        self.add_decisions(vm.decisions, uid, self.ctx.import_id, year, self.file_sha256)
         sev = [f.severity for f in vm.findings]
         n_errors, n_warnings = sev.count(Severity.ERROR), sev.count(Severity.WARNING)
         return MatchCounts(uid, 0, 0, 0, len(sev), n_errors, n_warnings, True, vm.index)
@@ -758,6 +779,7 @@ class Rows:
             cubes += self._cube_actions(vm, g, uid, source, year, *counters)
         for f in vm.findings:
             self._finding(f, uid, vm.index, source, year)
+        self.add_decisions(vm.decisions, uid, ctx.import_id, year, self.file_sha256)
         counts = (len(vm.games), turns, cubes, len(vm.findings), n_errors, n_warnings)
         return MatchCounts(uid, *counts, False, vm.index)
 

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 __all__ = [
     "CUBE_ACTIONS",
+    "DECISIONS",
     "FINDINGS",
     "GAMES",
     "IMPORTS",
@@ -240,6 +241,49 @@ FINDINGS = pa.schema(
     ]
 )
 
+#: One row per decision per analysis source (docs/SCHEMA.md, docs/ANALYSIS.md). Partitioned
+#: like the other tables, but its hive key `source` is the analysis source (xg, gnubg-sgf,
+#: gnubg-text, engine), not the import's label: a match analysed twice keeps both.
+DECISIONS = pa.schema(
+    [
+        pa.field("match_uid", _UID, nullable=False),
+        pa.field("game_no", pa.int32(), nullable=False),
+        pa.field("ply", pa.int32(), nullable=False),  # the turn decided: turns.ply
+        pa.field("side", pa.int8(), nullable=False),  # who decided
+        pa.field("kind", pa.string(), nullable=False),  # checker | cube | take
+        pa.field("engine", pa.string(), nullable=False),  # gnubg | xg | bgsage
+        pa.field("level", pa.string(), nullable=False),  # the evaluation, as the source names it
+        pa.field("analysis_id", pa.string(), nullable=False),  # the import or analyze run
+        # The file whose analysis it is (NULL: the engine's): a copy of a stored match keeps
+        # the analysis it brings when its source differs (docs/ANALYSIS.md).
+        pa.field("file_sha256", pa.string()),
+        pa.field("counted", pa.bool_(), nullable=False),  # in rates, as GNU counts
+        pa.field("error", pa.float64(), nullable=False),  # EMG, cube 1, >= 0
+        pa.field("error_mwc", pa.float64()),  # match winning chances lost, where given
+        pa.field("luck", pa.float64()),  # checker rows: the roll's luck, EMG
+        pa.field("luck_mwc", pa.float64()),
+        pa.field("play", pa.string()),  # the play made (canonical)
+        pa.field("best_play", pa.string()),
+        pa.field("played_rank", pa.int32()),  # 1 = best; NULL: not ranked
+        pa.field("n_candidates", pa.int32()),
+        pa.field("n_legal", pa.int32()),
+        pa.field("equity_best", pa.float64()),
+        pa.field("equity_played", pa.float64()),
+        pa.field("action", pa.string()),  # no double | double | take | pass | beaver | raccoon
+        pa.field("equity_no_double", pa.float64()),  # the doubler's view
+        pa.field("equity_double_take", pa.float64()),
+        pa.field("equity_double_pass", pa.float64()),
+        pa.field("proper_action", pa.string()),
+        pa.field("error_type", pa.string()),
+        pa.field("offer_ply", pa.int32()),  # take rows: the double's ply (cube_actions.ply)
+        pa.field("position_id", pa.string()),
+        pa.field("match_id", pa.string()),
+        pa.field("cube_value", pa.int32(), nullable=False),
+        pa.field("line", pa.int32(), nullable=False),
+        pa.field("column", pa.int32(), nullable=False),
+    ]
+)
+
 IMPORTS = pa.schema(
     [
         pa.field("import_id", pa.string(), nullable=False),
@@ -271,9 +315,10 @@ TABLES: dict[str, pa.Schema] = {
     "turns": TURNS,
     "cube_actions": CUBE_ACTIONS,
     "findings": FINDINGS,
+    "decisions": DECISIONS,
     "imports": IMPORTS,
 }
-PARTITIONED = frozenset({"matches", "games", "turns", "cube_actions", "findings"})
+PARTITIONED = frozenset({"matches", "games", "turns", "cube_actions", "findings", "decisions"})
 
 
 def row_schema(table: str) -> pa.Schema:

@@ -1,0 +1,265 @@
+"""Stored analysis meets the verified match: each note a reader took from a record is found at
+its verified turn (by the span of the action it annotates), checked against what the replay
+made of that action (the analysed play must be the play made), and becomes a `Decision`.
+
+A note that finds no turn, or whose play is not the play made, is a finding, never an error:
+the record's moves stand whatever its analysis says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bgparse.analysis.model import (
+    CheckerNote,
+    CubeNote,
+    Decision,
+    Note,
+    judge_cube,
+    judge_take,
+)
+from bgparse.findings import Finding
+from bgparse.rules import LegalPlays, Position, PositionError, legal_plays
+from bgparse.turns import play_info
+from bgparse.verified import Turn, VerifiedMatch
+
+__all__ = ["ENGINES", "attach"]
+
+#: The program whose numbers each stored source holds.
+ENGINES = {"xg": "xg", "gnubg-sgf": "gnubg", "gnubg-text": "gnubg"}
+
+_ROLLS = ("play", "dance", "hidden")
+_ANSWERS = ("take", "drop", "beaver", "raccoon")
+
+
+def _finding(code: str, message: str, where: Turn | Note, game: int) -> Finding:
+    if isinstance(where, Turn):
+        return Finding.make(code, message, where.line, where.column, game=game, turn=where.ply)
+    return Finding.make(code, message, where.line, where.column, game=game)
+
+
+def _legal(turn: Turn) -> tuple[Position, LegalPlays] | None:
+    """The board before the turn's roll and the roll's legal plays (None where unknown)."""
+    if turn.dice is None or not turn.position_id:
+        return None
+    try:
+        before = Position.from_position_id(turn.position_id)
+        return before, legal_plays(before, turn.dice)
+    except (PositionError, ValueError):
+        return None
+
+
+def _index(before: Position, legal: LegalPlays, play: str | list[tuple[int, int]]) -> int | None:
+    """Which legal play `play` (text or steps) is, by the board it leaves."""
+    try:
+        return legal.index_of(before.apply(play))
+    except (PositionError, ValueError):
+        return None
+
+
+class _Attach:
+    def __init__(self, vm: VerifiedMatch, source: str) -> None:
+        self.vm = vm
+        self.source = source
+        self.engine = ENGINES.get(source, source)
+        self.decisions: list[Decision] = []
+        self.findings: list[Finding] = []
+        self.done: set[tuple[int, int, str]] = set()
+        # (game number, line, column) -> the game's turns there, and each game's turns
+        self.at: dict[tuple[int, int, int], list[Turn]] = {}
+        self.turns: dict[int, tuple[Turn, ...]] = {}
+        for g in vm.games:
+            self.turns.setdefault(g.number, g.turns)
+            for t in g.turns:
+                self.at.setdefault((g.number, t.line, t.column), []).append(t)
+
+    def turn(self, note: Note, kinds: Sequence[str]) -> Turn | None:
+        for t in self.at.get((note.game, note.line, note.column), ()):
+            if t.kind in kinds:
+                return t
+        return None
+
+    def add(self, d: Decision) -> None:
+        key = (d.game_no, d.ply, d.kind)
+        if key not in self.done:
+            self.done.add(key)
+            self.decisions.append(d)
+
+    def checker(self, note: CheckerNote) -> None:
+        turn = self.turn(note, _ROLLS)
+        if turn is None:
+            self.findings.append(
+                _finding(
+                    "A001",
+                    f"{self.source} analysis of a roll the record has no turn for",
+                    note,
+                    note.game,
+                )
+            )
+            return
+        cands = note.candidates
+        rank: int | None = None
+        n_legal: int | None = 0 if turn.kind == "dance" else None
+        best_play = cands[0].play if cands else None
+        known = _legal(turn) if turn.kind == "play" else None
+        if known is not None:
+            before, legal = known
+            n_legal = len(legal)
+            made = _index(before, legal, [(s[0], s[1]) for s in turn.steps])
+            where = [_index(before, legal, c.play) for c in cands]
+            if made is not None and made in where:
+                rank = where.index(made)
+            if where and where[0] is not None:
+                best_play = play_info(tuple(legal[where[0]].steps))[0]
+            if note.played is not None and note.played != rank and note.played < len(cands):
+                ranked = "" if rank is not None else ", which it does not rank"
+                self.findings.append(
+                    _finding(
+                        "A002",
+                        f"{self.source} analysis marks {cands[note.played].play!r} as played, "
+                        f"the record plays {turn.play!r}{ranked}: the record's play is judged",
+                        turn,
+                        note.game,
+                    )
+                )
+        best = cands[0] if cands else None
+        played = cands[rank] if rank is not None else None
+        if note.error is not None:
+            error = max(0.0, note.error)
+        elif best is not None and played is not None:
+            error = max(0.0, best.equity - played.equity)
+        else:
+            # GNU Backgammon's own rule: a play its list does not hold costs nothing.
+            error = 0.0
+        self.add(
+            Decision(
+                game_no=note.game,
+                ply=turn.ply,
+                side=turn.side,
+                kind="checker",
+                source=self.source,
+                engine=self.engine,
+                level=note.level,
+                counted=turn.kind == "play" and (n_legal or 0) > 1,
+                error=error if turn.kind == "play" else 0.0,
+                luck=note.luck,
+                error_mwc=note.error_mwc,
+                luck_mwc=note.luck_mwc,
+                play=turn.play if turn.kind == "play" else None,
+                best_play=best_play,
+                played_rank=rank + 1 if rank is not None else None,
+                n_candidates=len(cands),
+                n_legal=n_legal,
+                equity_best=best.equity if best is not None else None,
+                equity_played=played.equity if played is not None else None,
+                position_id=turn.position_id or None,
+                match_id=turn.match_id or None,
+                cube_value=turn.cube_value,
+                line=turn.line,
+                column=turn.column,
+            )
+        )
+
+    def cube(self, note: CubeNote) -> None:
+        turn = self.turn(note, ("double", *_ROLLS, *_ANSWERS))
+        if turn is None:
+            self.findings.append(
+                _finding(
+                    "A001",
+                    f"{self.source} analysis of a cube decision the record has no turn for",
+                    note,
+                    note.game,
+                )
+            )
+            return
+        nd, dt, dp = note.no_double, note.double_take, note.double_pass
+        shared = {
+            "game_no": note.game,
+            "source": self.source,
+            "engine": self.engine,
+            "level": note.level,
+            "equity_no_double": nd,
+            "equity_double_take": dt,
+            "equity_double_pass": dp,
+            "position_id": turn.position_id or None,
+            "match_id": turn.match_id or None,
+            "cube_value": turn.cube_value,
+        }
+        if turn.kind in _ANSWERS:
+            self.take(note, turn, None, shared)
+            return
+        doubled = turn.kind == "double"
+        judged = judge_cube(
+            nd,
+            dt,
+            dp,
+            doubled,
+            available=note.available,
+            redouble=turn.cube_owner == turn.side,
+        )
+        error = judged.error if note.cube_error is None else max(0.0, note.cube_error)
+        self.add(
+            Decision(
+                ply=turn.ply,
+                side=turn.side,
+                kind="cube",
+                counted=judged.close,
+                error=error,
+                action="double" if doubled else "no double",
+                proper_action=judged.proper,
+                error_type=judged.error_type if error > 0 else None,
+                line=turn.line,
+                column=turn.column,
+                **shared,  # type: ignore[arg-type]
+            )
+        )
+        if doubled:
+            turns = self.turns.get(note.game, ())
+            answer = next(
+                (t for t in turns[turn.ply + 1 : turn.ply + 2] if t.kind in _ANSWERS), None
+            )
+            if answer is not None:
+                self.take(note, answer, turn.ply, shared)
+
+    def take(
+        self, note: CubeNote, turn: Turn, offer_ply: int | None, shared: dict[str, object]
+    ) -> None:
+        took = turn.kind != "drop"
+        dt, dp = note.double_take, note.double_pass
+        error, kind = judge_take(dt, dp, took)
+        if note.take_error is not None:
+            error = max(0.0, note.take_error)
+            kind = kind if error > 0 else None
+        if offer_ply is None:
+            offer_ply = turn.ply - 1
+        self.add(
+            Decision(
+                ply=turn.ply,
+                side=turn.side,
+                kind="take",
+                counted=True,
+                error=error,
+                action="pass" if turn.kind == "drop" else turn.kind,
+                proper_action="pass" if dp < dt else "take",
+                error_type=kind,
+                offer_ply=offer_ply,
+                line=turn.line,
+                column=turn.column,
+                **shared,  # type: ignore[arg-type]
+            )
+        )
+
+
+def attach(
+    vm: VerifiedMatch, notes: Sequence[Note], source: str
+) -> tuple[tuple[Decision, ...], tuple[Finding, ...]]:
+    """The decisions `notes` describe in the verified match, and the findings of notes that
+    do not fit it. Needs the match's turns (a replay with `keep_turns`)."""
+    run = _Attach(vm, source)
+    for note in notes:
+        if isinstance(note, CheckerNote):
+            run.checker(note)
+        else:
+            run.cube(note)
+    run.decisions.sort(key=lambda d: (d.game_no, d.ply, d.kind))
+    return tuple(run.decisions), tuple(run.findings)
