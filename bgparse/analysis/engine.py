@@ -35,7 +35,7 @@ from bgsage import batch as _bgsage_batch
 from bgsage import weights as _bgsage_weights
 
 from bgparse.errors import BgparseError, RulesError, UsageError
-from bgparse.rules import Play, Position, legal_plays
+from bgparse.rules import DiceError, Play, Position, legal_plays
 
 __all__ = [
     "DEFAULT_LEVEL",
@@ -151,17 +151,24 @@ class Probabilities:
 class Candidate:
     """One legal play as the engine values it.
 
-    `play` is bgparse's notation (`format_play`); `after` is the position after it with the
-    other side on roll, as `legal_plays` gives it (`Play.after`). `equity` is cubeful, from
-    the mover's view, EMG normalised to the cube; `probabilities` after the play, mover's
-    view. `level` is the level it was valued at: at deeper levels the plays the filter drops
-    keep their 0-ply value."""
+    `move` is the play as `legal_plays` gives it: `play` is its notation (`format_play`) and
+    `after` the position after it, the other side on roll. `equity` is cubeful, from the
+    mover's view, EMG normalised to the cube; `probabilities` after the play, mover's view.
+    `level` is the level it was valued at: at deeper levels the plays the filter drops keep
+    their 0-ply value."""
 
-    play: str
-    after: Position
+    move: Play
     equity: float
     probabilities: Probabilities
     level: str
+
+    @property
+    def play(self) -> str:
+        return self.move.notation
+
+    @property
+    def after(self) -> Position:
+        return self.move.after
 
 
 @dataclass(frozen=True, slots=True)
@@ -388,7 +395,13 @@ class Engine:
         for (position, dice, _), by_board, answer in zip(items, plays, raw, strict=True):
             candidates = []
             for move in answer["moves"]:
-                play = by_board.get(tuple(move["board"]))
+                board = tuple(move["board"])
+                play = by_board.get(board)
+                if play is None and max(board[1:]) <= 0 and board[25] == 0:
+                    # bgsage ends a play when its last checker is off, with a die unplayed:
+                    # 2/off with 6-1, where the rules want both dice (2/1*/off), which it
+                    # lists too. Such a play is not a legal one.
+                    continue
                 if play is None:
                     raise EngineError(
                         f"bgsage plays {dice[0]}{dice[1]} from {position.position_id()} to a "
@@ -396,8 +409,7 @@ class Engine:
                     )
                 candidates.append(
                     Candidate(
-                        play.notation,
-                        play.after,
+                        play,
                         float(move["equity"]),
                         Probabilities.from_engine(move["probs"]),
                         _level_name(move.get("eval_level")),
@@ -490,10 +502,18 @@ class Engine:
         requests = [
             (position, roll, cube) for (position, cube), rolls in wanted.items() for roll in rolls
         ]
-        evals = self._checker(requests, self._luck_plies)
+        inputs = [
+            {"board": _board(position), "die1": roll[0], "die2": roll[1], **_cube_fields(cube)}
+            for position, roll, cube in requests
+        ]
+        raw = self._batched(
+            "luck", inputs, [cube for _, _, cube in requests], self._luck_plies, self._checker_batch
+        )
+        # The best play's equity, bgsage's list as it stands: the one play it may list that the
+        # rules do not allow (see `_checker`) wins as the legal one does, and no better.
         best = {
-            (position, roll, cube): answer.candidates[0].equity
-            for (position, roll, cube), answer in zip(requests, evals, strict=True)
+            request: max(float(move["equity"]) for move in answer["moves"])
+            for request, answer in zip(requests, raw, strict=True)
         }
         lucks: list[float] = []
         for (position, _, cube), (opening, roll) in zip(items, plans, strict=True):
@@ -538,7 +558,13 @@ class Engine:
 
 
 def _roll(dice: tuple[int, int]) -> tuple[int, int]:
-    a, b = dice
+    """The roll, higher die first."""
+    try:
+        a, b = dice
+    except (TypeError, ValueError):
+        raise DiceError(f"dice must be two ints, got {dice!r}") from None
+    if not (type(a) is int and type(b) is int and 1 <= a <= 6 and 1 <= b <= 6):
+        raise DiceError(f"dice must be two ints 1-6, got {dice!r}")
     return (a, b) if a >= b else (b, a)
 
 

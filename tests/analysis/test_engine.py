@@ -128,6 +128,16 @@ def test_forced_plays_have_one_candidate(engine: Engine) -> None:
     assert off.best.probabilities.win == pytest.approx(1.0)
 
 
+def test_last_checker_off_uses_both_dice(engine: Engine) -> None:
+    # bgsage also lists 2/off for 6-1 (the game won with a die unplayed); the rules want both
+    # dice used where they can be, and bgparse's legal plays are the candidates.
+    position = Position.from_position_id("WyvIAiECAAAAAA")
+    (result,) = engine.checker([(position, (6, 1), MONEY)])
+    assert [c.play for c in result.candidates] == ["2/1*/off"] and result.n_legal == 1
+    with pytest.raises(RulesError, match="dice"):
+        engine.luck([(position, (7, 1), MONEY)])
+
+
 def test_luck_averages_to_nothing(engine: Engine) -> None:
     # Opponent points in the mover's numbering (their 6-point is the mover's 19).
     position = Position.from_points(
