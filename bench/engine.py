@@ -14,8 +14,9 @@ shim where gcc can build it) runs over the first N matches for comparison.
 Measured (2 cores, BGPARSE_PURE_PYTHON=1, --seconds 15, bgsage 2.0.20260907), per second of
 one core: 0ply checker 1,881, luck 200, checker+luck 181, cube 68,318; 1ply checker 27, cube
 978; 2ply checker 2, cube 70. GNU's analyse match at 0-ply: 491 plays (each with its cube
-decision and luck) per CPU second. bgsage's best play is GNU's played one in 61% of the
-corpus's unforced and forced plays alike (75-95% for the players GNU ran without noise).
+decision and luck) per CPU second. bgsage's best play is GNU's played one in 61% of 28,224
+corpus plays, forced and unforced (a separate count of unforced plays only: 75-95% for the
+players GNU ran without noise).
 """
 
 from __future__ import annotations
