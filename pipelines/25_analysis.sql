@@ -140,7 +140,9 @@ SELECT
     1000 * ratio(coalesce(e.cost, 0.0), s.decisions) AS cost_rate,
     s.analysis
 FROM score AS s
-LEFT JOIN err AS e USING (away_me, away_opp)
+-- money play's scores are NULL: matched as equal
+LEFT JOIN err AS e
+    ON e.away_me IS NOT DISTINCT FROM s.away_me AND e.away_opp IS NOT DISTINCT FROM s.away_opp
 WHERE s.decisions >= min_n
 ORDER BY s.away_me NULLS LAST, s.away_opp NULLS LAST, error_type = 'all' DESC, cost DESC;
 
