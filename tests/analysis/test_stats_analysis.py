@@ -239,12 +239,14 @@ def test_cube_errors_by_score(data: Path, tables: dict[str, list[dict[str, Any]]
     }
 
 
-def test_blunders_are_the_worst_decisions(data: Path, tables: dict[str, list[dict[str, Any]]]) -> None:
+def test_blunders_are_the_worst_decisions(
+    data: Path, tables: dict[str, list[dict[str, Any]]]
+) -> None:
     rows = _stat(data, "blunders", min_error=0.05, top=25)
     worst = sorted((d["error"] for d in tables["decisions"] if d["error"] >= 0.05), reverse=True)
     assert [r["error"] for r in rows] == pytest.approx(worst[:25])
     for r in rows:
-        path, game, turn = r["show"].rsplit(":", 2)
+        _path, game, turn = r["show"].rsplit(":", 2)
         assert game == str(r["game"]) and turn.startswith("t")
         assert r["position_id"] and r["made"]
 
