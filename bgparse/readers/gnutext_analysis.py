@@ -33,6 +33,8 @@ _CANDIDATE = re.compile(
 )
 _PROBS = re.compile(r"^\s+(\d+\.\d+) (\d+\.\d+) (\d+\.\d+) - (\d+\.\d+) (\d+\.\d+) (\d+\.\d+)\s*$")
 _ROLLED = re.compile(rf"^Rolled ([1-6])([1-6])(?: \(({_NUM})\))?:\s*$")
+#: What any candidate line starts with, readable or not.
+_RANKED = re.compile(r"^[* ]\s*(?:\d+\.|\?\?)\s|.*\b(?:Eq\.|MWC):")
 _NO_LIST = re.compile(r"^\*\s{4}(\S.*?)\s*$")
 _MOVE_ALERT = re.compile(rf"^Alert: (?:[a-z ]+) move \(\s*({_NUM})\)\s*$")
 _LUCK_ALERT = re.compile(rf"^Alert: (?:[a-z ]+) roll! \(\s*({_NUM})\)\s*$")
@@ -212,9 +214,10 @@ def read_block(
                 if m and cands and cands[-1].probs is None:
                     cands[-1] = replace(cands[-1], probs=_probs(m))
                     continue
-                if text.startswith(" ") and cands:
+                ranked = _RANKED.match(text) is not None
+                if text.startswith(" ") and cands and not ranked:
                     continue  # evaluation parameters or rollout details of a candidate
-                if _NO_LIST.match(text):
+                if _NO_LIST.match(text) and not cands and not ranked:
                     continue  # `*    Cannot move`, or a play made with no list kept
             if cube is not None and (text.startswith(" ") or text == "Rollout details:"):
                 continue  # a cube rollout's details
