@@ -7,14 +7,15 @@ Position and Match IDs, the move itself (`* Alice moves 24/23 13/8`, `* Alice do
 `* Bob accepts`), and, when the match was analysed, the candidates, cube analysis and luck;
 the game ends `Alice wins 2 points`, then the game's statistics.
 
-Only the move lines, the score line and the result are the record: the boards and the
-analysis are read past (their Position IDs are not kept on the events, which have no place
-for them). Sides follow the score line: side 0 is its first name (GNU's player 0, `O` on the
-board), as in the `.mat` export of the same match. A file holding game 3 of a match is read as
-a match starting at the printed score (the replay notes it, R007), as a `.mat` holding one
-game is. Only the English export is read: GNU translates the prose (and the decimal
-separator follows the locale), and a file in another language is refused with S003 naming
-its first line.
+Only the move lines, the score line and the result are the record: the boards are read past
+(their Position IDs are not kept on the events, which have no place for them) but for the
+Match ID, which converts the analysis's match winning chances; the analysis after each move
+line becomes the record's notes (`gnutext_analysis`, docs/ANALYSIS.md). Sides follow the
+score line: side 0 is its first name (GNU's player 0, `O` on the board), as in the `.mat`
+export of the same match. A file holding game 3 of a match is read as a match starting at the
+printed score (the replay notes it, R007), as a `.mat` holding one game is. Only the English
+export is read: GNU translates the prose (and the decimal separator follows the locale), and a
+file in another language is refused with S003 naming its first line.
 """
 
 from __future__ import annotations
