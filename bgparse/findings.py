@@ -96,6 +96,7 @@ CODES: dict[str, tuple[Severity, str]] = {
     # stored analysis (an analysed record's notes against its verified turns)
     "A001": (Severity.WARNING, "analysis of an action the record has no turn for"),
     "A002": (Severity.WARNING, "the analysis marks another play than the record's as played"),
+    "A003": (Severity.WARNING, "stored analysis the reader cannot read"),
     # notation
     "N001": (Severity.WARNING, "hit star on a step that hits nothing"),
     "N002": (Severity.WARNING, "hit without a star"),

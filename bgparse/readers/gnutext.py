@@ -7,14 +7,15 @@ Position and Match IDs, the move itself (`* Alice moves 24/23 13/8`, `* Alice do
 `* Bob accepts`), and, when the match was analysed, the candidates, cube analysis and luck;
 the game ends `Alice wins 2 points`, then the game's statistics.
 
-Only the move lines, the score line and the result are the record: the boards and the
-analysis are read past (their Position IDs are not kept on the events, which have no place
-for them). Sides follow the score line: side 0 is its first name (GNU's player 0, `O` on the
-board), as in the `.mat` export of the same match. A file holding game 3 of a match is read as
-a match starting at the printed score (the replay notes it, R007), as a `.mat` holding one
-game is. Only the English export is read: GNU translates the prose (and the decimal
-separator follows the locale), and a file in another language is refused with S003 naming
-its first line.
+Only the move lines, the score line and the result are the record: the boards are read past
+(their Position IDs are not kept on the events, which have no place for them) but for the
+Match ID, which converts the analysis's match winning chances; the analysis after each move
+line becomes the record's notes (`gnutext_analysis`, docs/ANALYSIS.md). Sides follow the
+score line: side 0 is its first name (GNU's player 0, `O` on the board), as in the `.mat`
+export of the same match. A file holding game 3 of a match is read as a match starting at the
+printed score (the replay notes it, R007), as a `.mat` holding one game is. Only the English
+export is read: GNU translates the prose (and the decimal separator follows the locale), and a
+file in another language is refused with S003 naming its first line.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from bgparse.analysis.model import CubeNote, Note
 from bgparse.events import (
     Action,
     Beaver,
@@ -40,6 +42,7 @@ from bgparse.events import (
     make_roll,
 )
 from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.readers.gnutext_analysis import Block, read_block
 from bgparse.readers.mat import MAX_MATCH_LENGTH, parse_move_word
 from bgparse.readers.numbers import MAX_NUMBER, read_bounded
 
@@ -62,6 +65,7 @@ _ON_ROLL = re.compile(r"^(.*) on roll, cube decision\?$")
 _DOUBLES_TO = re.compile(r"^(.*) doubles to (\d+)$")
 _RESIGNS = re.compile(r"^(.*) resigns (\d+) points?$")
 _WINS = re.compile(r"^(.*) wins (\d+) points?( and the match)?\.?\s*$")
+_MATCH_ID = re.compile(r"^\s+Match ID\s*:\s*(\S+)")
 _INFO_KEYS = {"Place": "Site", "Date": "EventDate", "Annotator": "Transcriber"}
 
 
@@ -85,6 +89,11 @@ class _Reader:
         self.tags: list[tuple[str, str]] = []
         self.comments: list[str] = []
         self.ratings: list[float | None] = [None, None]
+        self.notes: list[Note] = []
+        # The move block being read: its action and its analysis lines, until the next block.
+        self.block: Block | None = None
+        self.block_lines: list[tuple[int, str]] = []
+        self.double_note: int | None = None  # the index in `notes` of the last double's
 
     def error(self, code: str, message: str, line: int, column: int = 1) -> None:
         self.errors.append(
@@ -168,7 +177,36 @@ class _Reader:
             comments=tuple(self.comments),
             errors=tuple(self.errors),
             span=Span(first + 1, 1),
+            analysis=tuple(self.notes),
+            analysis_source="gnubg-text" if self.notes else None,
         )
+
+    def open_block(self, game: int, kind: str, side: int, span: Span, match_id: str | None) -> None:
+        self.close_block()
+        self.block = Block(game, kind, side, span.line, span.column, self.length, match_id)
+
+    def close_block(self) -> None:
+        """Read the analysis of the block just ended into notes."""
+        block, lines = self.block, self.block_lines
+        self.block, self.block_lines = None, []
+        if block is None or not lines:
+            return
+        notes, findings, take_error = read_block(block, lines)
+        self.errors.extend(findings)
+        if block.kind == "double":
+            self.double_note = None
+            for note in notes:
+                if isinstance(note, CubeNote):
+                    self.double_note = len(self.notes)
+        elif block.kind in ("take", "drop"):
+            if take_error is not None and self.double_note is not None:
+                # GNU prints the answer's error in the answer's block; the double's note
+                # carries it, as attach judges the answer from the double's note.
+                double = self.notes[self.double_note]
+                if isinstance(double, CubeNote):
+                    self.notes[self.double_note] = replace(double, take_error=take_error)
+            self.double_note = None
+        self.notes.extend(notes)
 
     def tag(self, key: str) -> str | None:
         return next((v for k, v in self.tags if k == key), None)
@@ -217,6 +255,7 @@ class _Reader:
         offered: int | None = None  # a double's value, until answered
         resigned: bool | None = None  # a `NAME resigns N points` heading, until answered
         done = False
+        match_id: str | None = None  # the board's, of the move block being read
         i = start + 1
         while i < end:
             text = lines[i].rstrip("\r")
@@ -224,11 +263,30 @@ class _Reader:
             i += 1
             if done or not text:
                 continue
+            if text.startswith("Game statistics for game "):
+                self.close_block()
+                done = True  # an unfinished game's statistics
+                continue
+            if (
+                self.block is not None
+                and not _HEADING.match(text)
+                and not (text.startswith("* ") and not text.startswith("*  "))
+            ):
+                w = _WINS.match(text)
+                if not (w and self.side(w.group(1)) is not None):
+                    self.block_lines.append((lineno, text))
+                    continue
+            board_id = _MATCH_ID.match(text)
+            if board_id:
+                match_id = board_id.group(1)
+                continue
             if text == "Match Information:" and info and not actions:
                 i = self.match_information(i, end)
                 continue
             h = _HEADING.match(text)
             if h:
+                self.close_block()
+                match_id = None
                 what = h.group(2)
                 dice = None
                 t = _TO_PLAY.match(what)
@@ -275,9 +333,11 @@ class _Reader:
                             play,
                         )
                     )
+                    self.open_block(number, "play", side, actions[-1].span, match_id)
                     dice = offered = None
                 elif rest == "cannot move" and dice is not None:
                     actions.append(CannotMove(side, dice, span))
+                    self.open_block(number, "dance", side, span, match_id)
                     dice = offered = None
                 elif rest == "doubles" and offered is not None:
                     # A double answered by a double: a beaver (the cube is the beaverer's at
@@ -288,6 +348,7 @@ class _Reader:
                 elif rest == "doubles":
                     offered = cube * 2
                     actions.append(Double(side, offered, span))
+                    self.open_block(number, "double", side, span, match_id)
                 elif rest in ("accepts", "rejects") and resigned is not None:
                     # The answer to a resignation: the result line that follows says what
                     # came of it, as a `.mat` does (GNU's own exports of a resigned game
@@ -295,15 +356,18 @@ class _Reader:
                     resigned = None
                 elif rest == "accepts" and offered is not None:
                     actions.append(Take(side, span))
+                    self.open_block(number, "take", side, span, match_id)
                     cube, offered = offered, None
                 elif rest == "rejects" and offered is not None:
                     actions.append(Drop(side, span))
+                    self.open_block(number, "drop", side, span, match_id)
                     offered = None
                 else:
                     self.error("S005", "a move line the reader cannot parse", lineno, column)
                 continue
             w = _WINS.match(text)
             if w and self.side(w.group(1)) is not None:
+                self.close_block()
                 who = self.side(w.group(1)) or 0
                 actions.append(
                     Win(
@@ -315,6 +379,7 @@ class _Reader:
                 )
                 done = True  # the game's statistics follow
                 continue
+        self.close_block()
         if not actions:
             self.error("S012", f"game {number} has no actions", start + 1)
         return Game(
