@@ -22,7 +22,8 @@ FILTERED = ("matches", "games", "turns", "cube_actions", "findings", "decisions"
 #: player filter they keep only the player's side. game_sides: match-equity, gammon-by-score;
 #: opening_games: the opening mover; reply_games: the replier; won_games: the game's winner;
 #: doubler_offers / taker_offers: the side making / answering an offer; roller_turns: the roller;
-#: match_sides: a match from a side (matches, head-to-head).
+#: match_sides: a match from a side (matches, head-to-head); decision_sides: the deciding
+#: side's decisions (performance, cube-errors, blunders, the opening plays' errors).
 SIDED = (
     "game_sides",
     "opening_games",
@@ -32,6 +33,7 @@ SIDED = (
     "taker_offers",
     "roller_turns",
     "match_sides",
+    "decision_sides",
 )
 
 

@@ -3,6 +3,7 @@ description, run with user values passed only as query parameters."""
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -56,6 +57,13 @@ class Param:
             utf8_text(self.option, v)
             if self.pattern is not None and re.fullmatch(self.pattern, v.strip()) is None:
                 raise OptionError(f"{self.option} must be {self.shape}, not {v!r}")
+        elif self.type is float and (
+            isinstance(v, bool)
+            or not isinstance(v, int | float)
+            or not math.isfinite(v)
+            or not self.low <= v <= self.high
+        ):
+            raise OptionError(f"{self.option} must be a number from {self.low} to {self.high}")
         elif self.type is bool and not isinstance(v, bool):
             raise OptionError(f"{self.option} is a yes/no option, not {v!r}")
         return self.convert(v) if self.convert is not None else v
@@ -110,6 +118,16 @@ def _high_first(roll: str) -> str:
 _MIN_GAMES = Param("min_games", "min_games", int, 1, "leave out rows with fewer games")
 _MIN_N = Param("min_n", "min_n", int, 1, "leave out rows with fewer cases")
 _LENGTH = Param("length", "for_length", int, None, "only matches of this length (0: money)")
+_ANALYSIS = Param(
+    "analysis",
+    "for_source",
+    str,
+    None,
+    "whose analysis to read: xg, gnubg-sgf, gnubg-text or engine (default: each match's "
+    "first of these it has)",
+    pattern="xg|gnubg-sgf|gnubg-text|engine",
+    shape="one of xg, gnubg-sgf, gnubg-text, engine",
+)
 
 _ALL = (
     Statistic(
@@ -127,11 +145,14 @@ _ALL = (
         "bg_opening_play_share",
         "Opening play share per roll",
         "Share of each opening play within its roll; --era-years N splits by N-year eras "
-        "(undated games left out of a split).",
+        "(undated games left out of a split). Where games are analysed: how many, what the "
+        "play lost on average against the best (mean_error, EMG), the best play named most "
+        "often, and whose analysis.",
         "record",
         (
             Param("era_years", "era_years", int, 0, "split by eras of this many years (0: no)"),
             _MIN_GAMES,
+            _ANALYSIS,
         ),
         side="the opening mover's games",
         columns=("era", "roll", "play", "games", "share"),
@@ -150,7 +171,8 @@ _ALL = (
         "reply-plays",
         "bg_reply_play_share",
         "Reply play share",
-        "Per opening (roll, play) and reply roll: the share of each reply play (CI).",
+        "Per opening (roll, play) and reply roll: the share of each reply play (CI); where "
+        "analysed, what it lost on average against the best (mean_error, EMG) and the best.",
         "record",
         (
             Param(
@@ -165,6 +187,7 @@ _ALL = (
             ),
             Param("play", "for_play", str, None, "only this opening play, e.g. '8/5 6/5'"),
             _MIN_GAMES,
+            _ANALYSIS,
         ),
         side="the replier's games",
         columns=("opening_roll", "opening_play", "reply_roll", "reply_play", "games", "share"),
@@ -338,8 +361,67 @@ _ALL = (
     ),
 )
 
+_ANALYSED = (
+    Statistic(
+        "performance",
+        "bg_performance",
+        "Performance",
+        "Per player (--per-match: per player and match), from the stored or engine analysis "
+        "(`analysis` says whose): checker and cube decisions counted as GNU Backgammon counts "
+        "them (unforced plays; close or actual cube decisions and answers), the equity they "
+        "lost (EMG, cube 1), the luck of the player's rolls, GNU's error rate (mEMG a "
+        "counted decision) and the Performance Rating (pr: 500 times the error a counted "
+        "decision).",
+        "replay",
+        (
+            _ANALYSIS,
+            Param("per_match", "per_match", bool, False, "one row per player and match"),
+            Param("min_decisions", "min_decisions", int, 1, "leave out rows with fewer decisions"),
+        ),
+        side="the player's own decisions",
+        columns=("player", "matches", "checker_decisions", "error_rate", "pr", "luck"),
+    ),
+    Statistic(
+        "cube-errors",
+        "bg_cube_errors",
+        "Cube errors by score",
+        "By away-away score (the decider's first; money: empty) and GNU Backgammon's kind of "
+        "cube error (missed double below or above the cash point, wrong double below the "
+        "double point or above too good, wrong take, wrong pass; 'all'): the counted cube "
+        "decisions there, the errors of that kind, their cost (EMG) and the cost a decision "
+        "(mEMG).",
+        "replay",
+        (_ANALYSIS, _LENGTH, _MIN_N),
+        side="the player's own cube decisions and answers",
+        columns=("away_me", "away_opp", "error_type", "decisions", "errors", "cost"),
+    ),
+    Statistic(
+        "blunders",
+        "bg_blunders",
+        "Worst decisions",
+        "The decisions that lost the most equity (EMG, cube 1), worst first: who, where "
+        "(Position and Match ID; `show` is the argument of `bgparse show` that draws it from "
+        "its file), what was done and what was best.",
+        "replay",
+        (
+            _ANALYSIS,
+            Param(
+                "min_error",
+                "min_error",
+                float,
+                0.1,
+                "leave out decisions that lost less (EMG)",
+                high=100,
+            ),
+            Param("top", "top", int, 50, "at most this many", low=1),
+        ),
+        side="the player's own decisions",
+        columns=("player", "game", "move_no", "kind", "made", "best", "error", "show"),
+    ),
+)
+
 #: Every statistic by its command-line name, in the order `bgparse stats --list` shows them.
-STATISTICS: dict[str, Statistic] = {s.name: s for s in _ALL}
+STATISTICS: dict[str, Statistic] = {s.name: s for s in (*_ALL, *_ANALYSED)}
 
 
 def get(name: str) -> Statistic:

@@ -36,20 +36,38 @@ WHERE games >= min_games
 ORDER BY win_rate DESC, roll;
 
 -- Share of each opening play within its roll; with era_years > 0, per era of that many years
--- (games without a date are left out of an era split).
-CREATE OR REPLACE MACRO bg_opening_play_share(era_years := 0, min_games := 1) AS TABLE
+-- (games without a date are left out of an era split). Where the games are analysed
+-- (25_analysis.sql's bg_early_play_errors): how many,
+-- what the play lost on average against the best (EMG), the best play the analysis names most
+-- often, and whose analysis.
+CREATE OR REPLACE MACRO bg_opening_play_share(era_years := 0, min_games := 1, for_source := NULL)
+AS TABLE
 WITH o AS (
     SELECT
         CASE WHEN era_years > 0 THEN (floor(year / era_years) * era_years)::INTEGER END AS era,
         opening_roll AS roll,
-        opening_play AS play
+        opening_play AS play,
+        match_uid,
+        game_no
     FROM opening_games
     WHERE opening_play IS NOT NULL AND (era_years <= 0 OR year IS NOT NULL)
 ),
+e AS (
+    SELECT * FROM bg_early_play_errors(for_source := for_source, rolls_before_is := 0)
+),
 agg AS (
-    SELECT era, roll, play, count(*) AS games
+    SELECT
+        o.era,
+        o.roll,
+        o.play,
+        count(*) AS games,
+        count(e.error) AS analysed,
+        avg(e.error) AS mean_error,
+        mode(e.best_play) AS best_play,
+        string_agg(DISTINCT e.source, ', ' ORDER BY e.source) AS analysis
     FROM o
-    GROUP BY era, roll, play
+    LEFT JOIN e USING (match_uid, game_no)
+    GROUP BY o.era, o.roll, o.play
 ),
 tot AS (
     SELECT *, sum(games) OVER (PARTITION BY era, roll) AS roll_games FROM agg
@@ -62,7 +80,11 @@ SELECT
     roll_games::BIGINT AS roll_games,
     ratio(games, roll_games) AS share,
     wilson_lo(games, roll_games) AS share_lo,
-    wilson_hi(games, roll_games) AS share_hi
+    wilson_hi(games, roll_games) AS share_hi,
+    analysed,
+    mean_error,
+    best_play,
+    analysis
 FROM tot
 WHERE games >= min_games
 ORDER BY era NULLS FIRST, roll, games DESC, play;
@@ -104,21 +126,37 @@ FROM agg
 WHERE games >= min_games
 ORDER BY roll, games DESC, play;
 
--- Reply plays: per opening (roll, play) and reply roll, the share of each reply play.
+-- Reply plays: per opening (roll, play) and reply roll, the share of each reply play, and
+-- where analysed what it lost against the best (as bg_opening_play_share).
 -- for_roll / for_play narrow it to one opening roll / play (NULL: all).
-CREATE OR REPLACE MACRO bg_reply_play_share(for_roll := NULL, for_play := NULL, min_games := 1)
+CREATE OR REPLACE MACRO bg_reply_play_share(
+    for_roll := NULL, for_play := NULL, min_games := 1, for_source := NULL
+)
 AS TABLE
 WITH r AS (
-    SELECT opening_roll, opening_play, reply_roll, reply_play
+    SELECT opening_roll, opening_play, reply_roll, reply_play, match_uid, game_no
     FROM reply_games
     WHERE reply_play IS NOT NULL
         AND opening_play IS NOT NULL
         AND (for_roll IS NULL OR opening_roll = for_roll)
         AND (for_play IS NULL OR opening_play = for_play)
 ),
+e AS (
+    SELECT * FROM bg_early_play_errors(for_source := for_source, rolls_before_is := 1)
+),
 agg AS (
-    SELECT opening_roll, opening_play, reply_roll, reply_play, count(*) AS games
+    SELECT
+        r.opening_roll,
+        r.opening_play,
+        r.reply_roll,
+        r.reply_play,
+        count(*) AS games,
+        count(e.error) AS analysed,
+        avg(e.error) AS mean_error,
+        mode(e.best_play) AS best_play,
+        string_agg(DISTINCT e.source, ', ' ORDER BY e.source) AS analysis
     FROM r
+    LEFT JOIN e USING (match_uid, game_no)
     GROUP BY ALL
 ),
 tot AS (
@@ -134,7 +172,11 @@ SELECT
     n::BIGINT AS reply_roll_games,
     ratio(games, n) AS share,
     wilson_lo(games, n) AS share_lo,
-    wilson_hi(games, n) AS share_hi
+    wilson_hi(games, n) AS share_hi,
+    analysed,
+    mean_error,
+    best_play,
+    analysis
 FROM tot
 WHERE games >= min_games
 ORDER BY opening_roll, opening_play, reply_roll, games DESC, reply_play;

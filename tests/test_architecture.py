@@ -66,9 +66,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # nothing of what the work is.
     ("bgparse.pipeline",),
     # The import: its per-unit work, the committer, and the run that drives the runner.
-    ("bgparse.ingest", "bgparse.analyze"),
+    ("bgparse.ingest",),
     # Questions asked of the dataset.
     ("bgparse.filters", "bgparse.query", "bgparse.stats", "bgparse.filter_notes"),
+    # The engine's analysis of stored matches: it reads them through `query` and runs its
+    # units on the pipeline runner, as the import does.
+    ("bgparse.analyze",),
     # What is shown: boards, charts, reports.
     ("bgparse.render",),
     # The command line, over all of it.

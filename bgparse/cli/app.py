@@ -529,3 +529,7 @@ _reg_data(app)
 from bgparse.cli.report import register as _reg_report  # noqa: E402 - after `app` exists
 
 _reg_report(app)
+
+from bgparse.cli.analyze import register as _reg_analyze  # noqa: E402 - after `app` exists
+
+_reg_analyze(app)

@@ -59,6 +59,15 @@ class Section:
     caption: str
     #: Only in a report of one player (--player): a listing that is every match otherwise.
     player_only: bool = False
+    #: The statistic's options (by parameter name), its title on the page, and the page's
+    #: anchor where one statistic is shown twice.
+    params: tuple[tuple[str, Any], ...] = ()
+    title: str = ""
+    anchor: str = ""
+    #: The heading the section sits under (the players' analysis), "" for none.
+    group: str = ""
+    #: Boards drawn for its first rows (blunders: each row's position).
+    boards: int = 0
 
 
 SECTIONS: tuple[Section, ...] = (
@@ -238,6 +247,58 @@ SECTIONS: tuple[Section, ...] = (
         "otherwise). The total row's chi-square (20 degrees of freedom) and p-value say "
         "whether the dice look fair: a p-value under 0.01 would be suspicious.",
     ),
+    Section(
+        "performance",
+        "matches",
+        lambda rows: charts.timeline(rows, "pr", "player", ylabel="PR (lower is better)"),
+        "Each player's Performance Rating match by match (500 times the equity lost a counted "
+        "decision; lower is better), from each match's analysis ('analysis' says whose: a "
+        "program's stored analysis first, else bgparse's engine).",
+        params=(("per_match", True),),
+        title="Performance Rating by match",
+        anchor="performance-by-match",
+        group="Players",
+    ),
+    Section(
+        "performance",
+        "matches",
+        lambda rows: charts.bars(
+            sorted(rows, key=lambda r: -(r.get("checker_decisions") or 0)),
+            "player",
+            [("pr", "PR")],
+            ylabel="PR (lower is better)",
+        ),
+        "Per player over all analysed matches: decisions counted as GNU Backgammon counts "
+        "them, equity lost (EMG), luck, GNU's error rate (mEMG a decision) and PR.",
+        group="Players",
+    ),
+    Section(
+        "cube-errors",
+        "decisions",
+        lambda rows: charts.heatmap(
+            _where(rows, "error_type", "all"),
+            "away_opp",
+            "away_me",
+            "cost_rate",
+            label="cube error, mEMG a decision",
+            count=lambda r: int(r["decisions"] or 0),
+            few=FEW,
+            few_label=f"fewer than {FEW} cube decisions",
+        ),
+        "Equity lost in cube decisions and answers a counted decision (mEMG), by the "
+        "decider's away score (down) and the opponent's (across); the table splits it by "
+        f"kind of error. Grey: fewer than {FEW} decisions; money play is in the table only.",
+        group="Players",
+    ),
+    Section(
+        "blunders",
+        None,
+        None,
+        "The decisions that lost the most equity, worst first, each drawn as its board "
+        "(the first 6) with what was done and what was best.",
+        group="Players",
+        boards=6,
+    ),
     Section("player", "matches", None, "Per player: matches and games won, gammons, cube use."),
     Section(
         "head-to-head",
@@ -278,6 +339,31 @@ class _Rendered:
     sample: int | None
     sample_name: str | None
     verdict: str | None
+    group: str = ""
+    boards: tuple[tuple[Markup, str], ...] = ()
+    #: `bgparse stats` and its arguments that give the table (the name, and any option).
+    stats_args: str = ""
+
+
+def _boards(rows: Rows, n: int) -> tuple[tuple[Markup, str], ...]:
+    """The first `n` rows' positions drawn (rows with `position_id`, `match_id`), each with
+    a caption: who, what was done, what was best, the equity lost."""
+    from bgparse.render.show import ShowError, from_ids
+
+    out: list[tuple[Markup, str]] = []
+    for r in rows[:n]:
+        if not r.get("position_id"):
+            continue
+        try:
+            svg = from_ids(r["position_id"], r.get("match_id") or None).svg()
+        except ShowError:
+            continue
+        caption = (
+            f"{r.get('player')}, game {r.get('game')}: {r.get('made')} "
+            f"(best {r.get('best')}), {float(r.get('error') or 0):.3f} lost"
+        )
+        out.append((Markup(svg), caption))
+    return tuple(out)
 
 
 def _dice_verdict(rows: Rows) -> str | None:
@@ -289,9 +375,15 @@ def _dice_verdict(rows: Rows) -> str | None:
     return f"χ² = {float(total['chi2']):.2f}, p = {p:.3f}: {fair} (at the 1% level)."
 
 
-def command_for(name: str, filters: Filters | None) -> str:
-    """The command that lists statistic `name` under `filters`, every row, as CSV."""
+def command_for(
+    name: str, filters: Filters | None, params: tuple[tuple[str, Any], ...] = ()
+) -> str:
+    """The command that lists statistic `name` under `filters` (and its `params`), every row,
+    as CSV."""
     words = ["bgparse", "stats", name]
+    for key, value in params:
+        option = "--" + key.replace("_", "-")
+        words += [option] if value is True else [option, str(value)]
     if filters:
         for option, value in (
             ("--player", filters.player),
@@ -311,7 +403,7 @@ def _section(
     con: duckdb.DuckDBPyConnection, section: Section, filters: Filters | None = None
 ) -> _Rendered:
     stat = STATISTICS[section.statistic]
-    table = stat.run(con)
+    table = stat.run(con, dict(section.params))
     rows: Rows = table.to_pylist()
     chart = section.chart(rows) if section.chart is not None and rows else None
     import pyarrow as pa
@@ -326,24 +418,36 @@ def _section(
         counted = [
             r
             for r in rows
-            if r.get("roll") != "total" and r.get("length") != "all" and r.get("kind") != "all"
+            if r.get("roll") != "total"
+            and r.get("length") != "all"
+            and r.get("kind") != "all"
+            and r.get("error_type") in (None, "all")
         ]
         sample = sum(int(r[section.sample] or 0) for r in counted)
     return _Rendered(
-        name=stat.name,
-        title=stat.title,
+        name=section.anchor or stat.name,
+        title=section.title or stat.title,
         description=stat.description,
         caption=section.caption,
         chart=Markup(chart) if chart else None,
         columns=list(table.column_names),
         rows=[[cell_text(v) for v in r.values()] for r in rows[:SHOWN]],
         more_rows=[[cell_text(v) for v in r.values()] for r in rows[SHOWN:ALL_ROWS]],
-        command=command_for(stat.name, filters),
+        command=command_for(stat.name, filters, section.params),
         numeric=numeric,
         total_rows=len(rows),
         sample=sample,
         sample_name=section.sample.replace("_", " ") if section.sample else None,
         verdict=_dice_verdict(rows) if section.statistic == "dice" else None,
+        group=section.group,
+        boards=_boards(rows, section.boards) if section.boards else (),
+        stats_args=" ".join(
+            [stat.name]
+            + [
+                "--" + k.replace("_", "-") + ("" if v is True else f" {v}")
+                for k, v in section.params
+            ]
+        ),
     )
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["bars", "heat_cells", "heatmap", "intervals"]
+__all__ = ["bars", "heat_cells", "heatmap", "intervals", "timeline"]
 
 Rows = Sequence[dict[str, Any]]
 
@@ -278,4 +278,52 @@ def bars(
             twin.set_ylabel(line[1])
         if len(series) > 1 or line is not None:
             fig.legend(loc="outside upper right", frameon=False, ncols=3)
+        return _svg(fig)
+
+
+def timeline(
+    rows: Rows,
+    value: str,
+    group: str,
+    *,
+    ylabel: str,
+    order: str = "date",
+    limit: int = 8,
+) -> str | None:
+    """One line of points per `group` (the `limit` groups with the most rows): `value` of each
+    row in the order of `order` (a date where there is one; a row without keeps its place
+    after the dated ones, numbered on)."""
+    if not _has(rows, value, group, order):
+        return None
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r[group] is not None and _num(r[value]) is not None:
+            by.setdefault(str(r[group]), []).append(r)
+    if not by:
+        return None
+    shown = sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:limit]
+    dated = all(r[order] is not None for _, rs in shown for r in rs)
+    colours = (_ACCENT, _SECOND, "#4c9a5b", "#8e44ad", "#b03a2e", "#117a65", "#7d6608", _INK)
+    with _style():
+        fig = _figure(7.5, 3.2)
+        ax = fig.add_subplot()
+        for k, (name, rs) in enumerate(shown):
+            rs = sorted(rs, key=lambda r: (r[order] is None, str(r[order])))
+            xs: list[Any] = [r[order] for r in rs] if dated else list(range(1, len(rs) + 1))
+            ax.plot(
+                xs,
+                [_num(r[value]) for r in rs],
+                marker="o",
+                markersize=3,
+                linewidth=1,
+                color=colours[k % len(colours)],
+                label=name,
+            )
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel("match date" if dated else "match, in order")
+        ax.grid(axis="y", color="#e5e5e5")
+        ax.set_ylim(bottom=0)
+        if dated:
+            fig.autofmt_xdate()
+        fig.legend(loc="outside upper right", frameon=False, ncols=min(4, len(shown)))
         return _svg(fig)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import pyarrow as pa
 
 __all__ = [
+    "ANALYSES",
     "CUBE_ACTIONS",
     "DECISIONS",
     "FINDINGS",
@@ -308,6 +309,23 @@ IMPORTS = pa.schema(
     ]
 )
 
+#: The ledger of `bgparse analyze`: one row per match and run, what the engine made of it.
+#: A match is analysed again by the same engine and level only where its last row failed.
+ANALYSES = pa.schema(
+    [
+        pa.field("analysis_id", pa.string(), nullable=False),
+        pa.field("analysed_at", pa.timestamp("us", tz="UTC"), nullable=False),
+        pa.field("match_uid", _UID, nullable=False),
+        pa.field("engine", pa.string(), nullable=False),
+        pa.field("engine_version", pa.string(), nullable=False),
+        pa.field("level", pa.string(), nullable=False),
+        pa.field("status", pa.string(), nullable=False),  # analysed | failed
+        pa.field("reason", pa.string()),
+        pa.field("n_decisions", pa.int32(), nullable=False),
+        pa.field("bgparse_version", pa.string(), nullable=False),
+    ]
+)
+
 #: Every table, in the order views are created and files are published.
 TABLES: dict[str, pa.Schema] = {
     "matches": MATCHES,
@@ -317,6 +335,7 @@ TABLES: dict[str, pa.Schema] = {
     "findings": FINDINGS,
     "decisions": DECISIONS,
     "imports": IMPORTS,
+    "analyses": ANALYSES,
 }
 PARTITIONED = frozenset({"matches", "games", "turns", "cube_actions", "findings", "decisions"})
 

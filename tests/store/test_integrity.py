@@ -91,7 +91,9 @@ def part_count(data: Path) -> int:
 def test_every_part_has_its_size_and_checksum_in_the_manifest(pristine: Path) -> None:
     m = Dataset(pristine).manifest()
     assert set(m.digests) == {rel for rels in m.files.values() for rel in rels}
-    for table in TABLES:
+    # Every table an import of the samples fills (the analysis tables are filled by analysed
+    # records and by `bgparse analyze`: tests/analysis).
+    for table in TABLES.keys() - {"decisions", "analyses"}:
         assert m.files[table], table
     for rel, d in m.digests.items():
         path = pristine / rel
