@@ -22,7 +22,9 @@ How the record is filled:
   marks no hits; the replay finds them.
 * Setup nodes (AE/AB/AW, PL, DI, CV, CP or CO) become one `SetPosition` each. `C[...]` becomes a
   `Comment` after the node's action. Analysis properties (A, DA, MR, LU, GB/GW, BM, DO, ...)
-  are not decoded, only counted: tag `analysis_props` lists the count per game, in game order.
+  are counted: tag `analysis_props` lists the count per game, in game order. GNU's A
+  (candidates), DA (cube analysis) and LU (luck) are read into the record's `analysis` notes,
+  at the span of the action each annotates (docs/ANALYSIS.md, "GNU Backgammon's SGF").
 * GNU writes no node for a resignation, only `RE[W+4R]`. Like GNU's own reader, the reader then
   adds `Resign(loser, points / cube clamped to 1..3)` after the game's last node. Every readable
   `RE` also ends the game with `Win(winner, points, and_match=False)`, the result line a `.mat`

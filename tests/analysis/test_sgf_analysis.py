@@ -171,7 +171,7 @@ def test_corpus_analysed_sgf_gives_decisions_that_agree_with_its_gs(path: Path) 
         return
     if "gnubg-illegal" in str(path):
         return
-    wrong = []
+    wrong: list[tuple[object, ...]] = []
     stored = parse_gs(path.read_text(encoding="utf-8"))
     for game, gs in zip(record.games, stored, strict=True):
         for side in (0, 1):
