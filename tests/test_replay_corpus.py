@@ -119,7 +119,13 @@ def test_each_edited_move_is_reported_at_its_line_with_its_reason(row: dict[str,
     path = corpus_dir("gnubg-illegal") / row["file"]
     [rec] = read_path(path)
     m = replay(rec)
-    problems = [f for f in m.findings if f.severity is not Severity.INFO]
+    # The SGF files keep GNU's analysis of the move before the edit: where the edit changed
+    # the play, the analysis no longer marks it (A002, only there).
+    stale = [f for f in m.findings if f.code.startswith("A")]
+    assert all(f.code == "A002" and f.line == int(row["line"]) for f in stale), stale
+    problems = [
+        f for f in m.findings if f.severity is not Severity.INFO and not f.code.startswith("A")
+    ]
     errors = [f for f in problems if f.severity is Severity.ERROR]
     if row["expected"] == "clean":
         assert errors == []

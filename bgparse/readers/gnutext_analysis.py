@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from bgparse.analysis.met import mwc_bounds, mwc_to_emg
+from bgparse.analysis.met import emg_between, mwc_bounds
 from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note, Probs
 from bgparse.findings import Finding
 from bgparse.rules.ids import decode_match_id
@@ -119,7 +119,7 @@ class _Units:
         t = text.replace(" ", "")
         if t.endswith("%"):
             mwc = float(t[:-1]) / 100.0
-            return mwc_to_emg(1.0 - mwc if flip else mwc, self.bounds())
+            return emg_between(1.0 - mwc if flip else mwc, self.bounds())
         return -float(t) if flip else float(t)
 
     def diff(self, text: str) -> float:

@@ -22,7 +22,9 @@ How the record is filled:
   marks no hits; the replay finds them.
 * Setup nodes (AE/AB/AW, PL, DI, CV, CP or CO) become one `SetPosition` each. `C[...]` becomes a
   `Comment` after the node's action. Analysis properties (A, DA, MR, LU, GB/GW, BM, DO, ...)
-  are not decoded, only counted: tag `analysis_props` lists the count per game, in game order.
+  are counted: tag `analysis_props` lists the count per game, in game order. GNU's A
+  (candidates), DA (cube analysis) and LU (luck) are read into the record's `analysis` notes,
+  at the span of the action each annotates (docs/ANALYSIS.md, "GNU Backgammon's SGF").
 * GNU writes no node for a resignation, only `RE[W+4R]`. Like GNU's own reader, the reader then
   adds `Resign(loser, points / cube clamped to 1..3)` after the game's last node. Every readable
   `RE` also ends the game with `Win(winner, points, and_match=False)`, the result line a `.mat`
@@ -82,6 +84,8 @@ from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedInput, UnexpectedToken
 from lark.parsers.lalr_interactive_parser import InteractiveParser
 
+from bgparse.analysis.met import match_equity, mwc_to_emg
+from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note
 from bgparse.carry import MAT_TAG_PREFIX, MAT_TAGS, RESULT, WRITTEN, split_mat_tag_value
 from bgparse.events import (
     GENERATED,
@@ -130,6 +134,11 @@ _MAX_SYNTAX_ERRORS = 2000
 _ANALYSIS = frozenset(
     {"A", "DA", "MR", "CR", "LU", "GB", "GW", "BM", "DO", "IT", "TE", "BC", "DC", "IC", "TC"}
 )
+#: The analysis properties read into notes (`bgparse.analysis.model`): the candidates, the cube
+#: analysis and the roll's luck.
+_READ = frozenset({"A", "DA", "LU"})
+#: The source name of the analysis an SGF file stores (the format is GNU Backgammon's).
+SGF_ANALYSIS = "gnubg-sgf"
 _SETUP = frozenset({"AE", "AB", "AW", "PL", "DI", "CV", "CP", "CO"})
 _VARIANTS = ("Nackgammon", "Hypergammon1", "Hypergammon2", "Hypergammon3")
 _ROLL = re.compile(r"([0-9])([0-9])(.*)", re.S)
@@ -547,6 +556,9 @@ class _GameReader:
         self.actions: list[Action] = []
         self.findings: list[Finding] = []
         self.analysis = 0
+        #: The analysis read, each with what turning MWC into equity needs later, once the
+        #: game's score is known: the cube and the side deciding.
+        self.notes: list[_Analysed] = []
         self.cube = 1
         self.offered = 0  # value of the pending double or beaver, 0 when none is pending
         #: Gibbon's `resign:N` waiting for its answer: (side, points, text, span).
@@ -588,16 +600,18 @@ class _GameReader:
         setup: list[tuple[str, list[Token], list[str]]] = []
         comments: list[tuple[list[Token], list[str]]] = []
         written: str | None = None
+        marks: list[tuple[str, list[Token]]] | None = None
         for prop in node.props:
             name = str(prop[0])
+            if name not in _ANALYSIS and not (name.isupper() and name.isalpha()):
+                name = _name(prop[0])
             if name in _ANALYSIS:
                 self.analysis += 1
+                if name in _READ:
+                    if marks is None:
+                        marks = []
+                    marks.append((name, prop))
                 continue
-            if not (name.isupper() and name.isalpha()):
-                name = _name(prop[0])
-                if name in _ANALYSIS:
-                    self.analysis += 1
-                    continue
             values = _values(prop)
             if not values:
                 continue  # its value is missing or cut off (already reported)
@@ -618,7 +632,12 @@ class _GameReader:
                 written = _value(values[0]).strip()
         if setup and not (written and move is None and self.hidden(setup, written)):
             self.setup(setup)
-        side = self.move(*move) if move is not None else None
+        side: int | None = None
+        if move is not None:
+            before, cube, offered = len(self.actions), self.cube, self.offered
+            side = self.move(*move)
+            if marks is not None and len(self.actions) > before:
+                self.annotate(marks, self.actions[before], cube, offered)
         for prop, values in comments:
             text = "\n\n".join(_value(v, text=True) for v in values)
             self.actions.append(Comment(side, text, _span(prop)))
@@ -691,6 +710,71 @@ class _GameReader:
             )
             self.actions.append(Roll(side, dice, moves, span))
         return side
+
+    def annotate(
+        self, marks: list[tuple[str, list[Token]]], action: Action, cube: int, offered: int
+    ) -> None:
+        """The analysis of the node whose action is `action` (`cube` and `offered` as they
+        were before it): `A` and `LU` on a roll, `DA` before a roll or on a double and its
+        answer. A value that cannot be read is a warning (S011) and is left out; the move
+        stands."""
+        if isinstance(action, Roll):
+            cands: tuple[Candidate, ...] = ()
+            played: int | None = None
+            level: str | None = None
+            luck: float | None = None
+            for name, prop in marks:
+                try:
+                    if name == "A":
+                        played, cands, level = _candidates(_values(prop), action.side)
+                    elif name == "LU":
+                        luck = _luck(_values(prop))
+                    else:
+                        self.cube_note(prop, action, action.side, cube)
+                except ValueError as e:
+                    self.unread(prop, str(e))
+            if cands or luck is not None:
+                note = CheckerNote(
+                    self.number,
+                    action.span.line,
+                    action.span.column,
+                    action.side,
+                    cands,
+                    played,
+                    level or "0-ply",
+                    luck=luck,
+                )
+                self.notes.append(_Analysed(note, cube, action.side))
+            return
+        # A beaver, and the answer to one, GNU never analyses (analysis.c: only a normal
+        # double's cube decision counts).
+        normal = offered == 0 or offered == cube * 2
+        if isinstance(action, Double) or (isinstance(action, Take | Drop) and normal):
+            decider = action.side if isinstance(action, Double) else 1 - action.side
+            for name, prop in marks:
+                if name == "DA":
+                    try:
+                        self.cube_note(prop, action, decider, cube)
+                    except ValueError as e:
+                        self.unread(prop, str(e))
+
+    def cube_note(
+        self, prop: list[Token], action: Roll | Double | Take | Drop, side: int, cube: int
+    ) -> None:
+        values = _values(prop)
+        if not values:
+            raise ValueError("no value")
+        nd, dt, level, probs = _cube_analysis(_value(values[0]))
+        span = action.span
+        note = CubeNote(self.number, span.line, span.column, side, nd, dt, 1.0, level, probs=probs)
+        self.notes.append(_Analysed(note, cube, side))
+
+    def unread(self, prop: list[Token], why: str) -> None:
+        text = _raw_text(prop)
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        self.problem(
+            f"analysis {shown!r} not read ({why}); the move stands", _span(prop), Severity.WARNING
+        )
 
     def resignation(self, side: int, word: str, raw: str, span: Span) -> None:
         """Gibbon's resignation moves (libgsgf): `resign:N` offers N points (the cube already
@@ -872,6 +956,166 @@ def _boards(added: tuple[list[int], list[int]]) -> tuple[tuple[int, ...], tuple[
     return tuple(white), tuple(black)
 
 
+# --- analysis properties -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Analysed:
+    """A note as the node gives it (a cube note's equities still MWC in match play), with the
+    cube and the side deciding, which turning MWC into equity needs."""
+
+    note: Note
+    cube: int
+    side: int
+
+
+_PLIES = re.compile(r"([0-9]+)C?")
+
+
+def _number(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text[:20]!r} is not a number") from None
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:20]!r} is not a finite number")
+    return value
+
+
+def _luck(values: list[str]) -> float | None:
+    """`LU[x]`: the roll's luck, EMG, the roller's. GNU 1.08 writes `LU[-inf]` for a roll whose
+    luck it did not analyse: no figure, and nothing wrong."""
+    text = _value(values[0]).strip() if values else ""
+    if text.lstrip("+-").lower() in ("inf", "infinity", "nan"):
+        return None
+    return _number(text)
+
+
+def _numbers(tokens: Sequence[str]) -> list[float]:
+    return [_number(t) for t in tokens]
+
+
+def _letters_play(letters: str, side: int) -> str:
+    """SGF letter pairs (GNU's: the mover's own frame, `y` bar, `z` off) as move text."""
+    steps = []
+    for i in range(0, len(letters), 2):
+        a, b = _point(letters[i], side), _point(letters[i + 1], side)
+        steps.append(f"{'bar' if a == 25 else a}/{'off' if b == 0 else b}")
+    return " ".join(steps)
+
+
+def _after(tokens: list[str], word: str, n: int) -> list[str]:
+    """The `n` tokens after `word`."""
+    if word not in tokens:
+        raise ValueError(f"no {word!r}")
+    i = tokens.index(word) + 1
+    if len(tokens) < i + n:
+        raise ValueError(f"cut off after {word!r}")
+    return tokens[i : i + n]
+
+
+def _candidates(values: list[str], side: int) -> tuple[int, tuple[Candidate, ...], str | None]:
+    """`A[i][move E ver 3 w wg wbg lg lbg eq plies ...]...`: the index of the play made and the
+    candidates, best first, each with its cubeful equity (EMG, the mover's) after the play."""
+    if not values:
+        raise ValueError("no value")
+    index = _value(values[0]).strip()
+    if not _is_number(index) or _int(index) is None or index.startswith("-"):
+        raise ValueError("the index of the play made must be a number")
+    played = int(index)
+    cands: list[Candidate] = []
+    level: str | None = None
+    for raw in values[1:]:
+        tokens = _value(raw).split()
+        letters = ""
+        if tokens and _PAIRS.fullmatch(tokens[0]) and tokens[0].islower():
+            letters = tokens.pop(0)
+        if not tokens:
+            raise ValueError("a candidate without its evaluation")
+        kind = tokens[0]
+        if kind == "E":
+            rest = tokens[3:] if tokens[1:2] == ["ver"] else tokens[1:]
+            if len(rest) < 6:
+                raise ValueError("a candidate's evaluation is cut off")
+            nums = _numbers(rest[:6])
+            probs = (nums[0], nums[1], nums[2], nums[3], nums[4])
+            equity = nums[5]
+            plies = _PLIES.fullmatch(rest[6]) if len(rest) > 6 else None
+            here = f"{plies.group(1)}-ply" if plies else "eval"
+        elif kind == "X":
+            equity = _numbers(_after(tokens, "Score", 1))[0]
+            out = _numbers(_after(tokens, "Output", 5))
+            probs = (out[0], out[1], out[2], out[3], out[4])
+            here = "rollout"
+        else:
+            raise ValueError(f"evaluation {kind[:10]!r} is not one bgparse reads")
+        level = level or here
+        cands.append(Candidate(_letters_play(letters, side), equity, probs))
+    if played >= len(cands):
+        raise ValueError(f"the play made is candidate {played}, of {len(cands)}")
+    return played, tuple(cands), level
+
+
+def _cube_analysis(text: str) -> tuple[float, float, str, tuple[float, float, float, float, float]]:
+    """`DA[E ver 3 plies det noise prune` and 2 x 7 outputs`]` (or a rollout's `X ...`): the
+    cubeful equities of no double and double/take (MWC in match play, EMG in money), the
+    level, and the cubeless probabilities (the decider's)."""
+    tokens = text.split()
+    if not tokens:
+        raise ValueError("no value")
+    if tokens[0] == "E":
+        if len(tokens) < 15:
+            raise ValueError("the cube analysis is cut off")
+        out = _numbers(tokens[-14:])
+        nd, dt = out[6], out[13]
+        start = 3 if tokens[1:2] == ["ver"] else 1
+        plies = next((m for t in tokens[start:-14] if (m := _PLIES.fullmatch(t))), None)
+        level = f"{plies.group(1)}-ply" if plies else "eval"
+    elif tokens[0] == "X":
+        out = _numbers(_after(tokens, "Output", 7))
+        nd = out[6]
+        rest = tokens[tokens.index("DoubleTake") :] if "DoubleTake" in tokens else []
+        dt = _numbers(_after(rest, "Output", 7))[6] if rest else math.nan
+        if not rest:
+            raise ValueError("no 'DoubleTake' outputs")
+        level = "rollout"
+    else:
+        raise ValueError(f"evaluation {tokens[0][:10]!r} is not one bgparse reads")
+    return nd, dt, level, (out[0], out[1], out[2], out[3], out[4])
+
+
+def _finish(analysed: _Analysed, length: int, score: tuple[int, int]) -> Note:
+    """The note in the model's units: in match play GNU stores the cube analysis as MWC, which
+    becomes equity normalised to the cube (GNU's `mwc2eq`, at the game's score and the cube of
+    the decision); each roll's luck and the play's error are also given in MWC. Raises
+    ValueError where the score is beyond the match equity table."""
+    note = analysed.note
+    if length <= 0:
+        return note
+    cube, side = analysed.cube, analysed.side
+    if isinstance(note, CubeNote):
+        return replace(
+            note,
+            no_double=mwc_to_emg(note.no_double, length, score, cube, side),
+            double_take=mwc_to_emg(note.double_take, length, score, cube, side),
+        )
+    # eq2mwc(x) - eq2mwc(0): half the spread of winning and losing the cube's points. Beyond
+    # the table the roll's note stands, in equity only.
+    try:
+        half = 0.5 * (
+            match_equity(length, score, side, cube, side)
+            - match_equity(length, score, side, cube, 1 - side)
+        )
+    except ValueError:
+        return note
+    luck_mwc = note.luck * half if note.luck is not None else None
+    error_mwc = None
+    cands = note.candidates
+    if note.played is not None and cands:
+        error_mwc = max(0.0, cands[0].equity - cands[note.played].equity) * half
+    return replace(note, luck_mwc=luck_mwc, error_mwc=error_mwc)
+
+
 # --- grouping and the public entry point -------------------------------------------------------
 
 
@@ -1031,6 +1275,7 @@ def _match(
     games: list[Game] = []
     findings: list[Finding] = []
     analysis: list[str] = []
+    notes: list[Note] = []
     running = [first.score[0] or 0, first.score[1] or 0]
     number = 0
     for h in group:
@@ -1042,6 +1287,21 @@ def _match(
         games.append(replace(game, score=score))
         findings.extend(reader.findings)
         analysis.append(str(reader.analysis))
+        for analysed in reader.notes:
+            try:
+                notes.append(_finish(analysed, first.length, score))
+            except ValueError as e:
+                noted = analysed.note
+                findings.append(
+                    src.finding(
+                        "S011",
+                        f"analysis not read: {e}",
+                        noted.line,
+                        noted.column,
+                        severity=Severity.WARNING,
+                        game=number,
+                    )
+                )
         running = list(score)
         for a in game.actions:
             if isinstance(a, Win):
@@ -1117,6 +1377,8 @@ def _match(
         span=Span(tok.line or 0, tok.column or 0),
         index=index,
         hit_marks=False,  # SGF moves never mark hits
+        analysis=tuple(notes),
+        analysis_source=SGF_ANALYSIS if notes else None,
     )
     return record, findings
 
