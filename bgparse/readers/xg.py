@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import cast
 
-from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note
+from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note, Probs
 from bgparse.errors import InputError
 from bgparse.events import (
     OFF,
@@ -395,15 +395,14 @@ _CUBE_LEVEL, _CUBE_OWNER, _CUBE_CRAWFORD, _CUBE_EVAL = 92, 108, 116, 124
 _CUBE_EQUITIES = struct.Struct("<3f")
 _CUBE_ERRORS = struct.Struct("<d8xd")  # at 200: ErrCube, DiceRolled (padded), ErrTake
 _EVAL = struct.Struct("<7f")
-_PADS = tuple((-1,) * (8 - k) for k in range(9))
-_ZEROS = (0,) * 8
+_ZEROS = bytes(8)
 
 
 def _level(code: int) -> str:
     return _LEVELS.get(code, f"level {code}")
 
 
-def _probs(ev: tuple[float, ...]) -> tuple[float, float, float, float, float]:
+def _probs(ev: tuple[float, ...]) -> Probs:
     """XG's result (lose a backgammon, lose a gammon, lose, win, win a gammon, win a
     backgammon, equity) as the model's probabilities: win, gammon, backgammon, their losses."""
     return (ev[3], ev[4], ev[5], ev[1], ev[0])
@@ -414,9 +413,44 @@ def _sane(*values: float) -> bool:
     return all(-_MAX_EQUITY <= v <= _MAX_EQUITY for v in values)
 
 
+def _all_sane(values: tuple[float, ...]) -> bool:
+    """A candidate list's results at a glance: their sum finite and of a size seven values each
+    within `_sane` can have (a NaN or infinity makes it NaN or infinite)."""
+    total = sum(values)
+    return -_MAX_EQUITY * len(values) <= total <= _MAX_EQUITY * len(values)
+
+
+_new = object.__new__
+_set_play, _set_equity, _set_probs = (
+    Candidate.__dict__[name].__set__ for name in ("play", "equity", "probs")
+)
+
+
+def _candidate(play: str, equity: float, probs: Probs) -> Candidate:
+    """`Candidate(play, equity, probs)` without the frozen dataclass's interpreted __init__
+    (as `events.make_roll`): an analysed file holds some ten for each of its moves."""
+    candidate: Candidate = _new(Candidate)
+    _set_play(candidate, play)
+    _set_equity(candidate, equity)
+    _set_probs(candidate, probs)
+    return candidate
+
+
 @lru_cache(maxsize=64)
-def _candidate_structs(n: int) -> tuple[struct.Struct, struct.Struct]:
-    return struct.Struct(f"<{8 * n}b"), struct.Struct(f"<{7 * n}f")
+def _candidate_evals(n: int) -> struct.Struct:
+    return struct.Struct(f"<{7 * n}f")
+
+
+@lru_cache(maxsize=1 << 14)
+def _candidate_play(raw: bytes) -> tuple[str, int]:
+    """A candidate's 8 signed bytes as its notation, and the byte of its first step that is
+    no move (-1: none). The list ends at the first step from -1 (-1 as a destination is off
+    the board: XG leaves bytes of other plays after the end); a dance's one candidate is all
+    -1, or all 0 in some files."""
+    if raw == _ZEROS:
+        return "", -1
+    _, text, bad = _play(struct.unpack("<8b", raw))
+    return text, bad
 
 
 class _Reader:
@@ -762,28 +796,15 @@ class _Reader:
         candidates: list[Candidate] = []
         played: int | None = None
         if n:
-            step_struct, eval_struct = _candidate_structs(n)
-            steps = step_struct.unpack_from(rec, _BEST_STEPS)
-            evals = eval_struct.unpack_from(rec, _BEST_EVALS)
-            if not _sane(*evals):
+            evals = _candidate_evals(n).unpack_from(rec, _BEST_EVALS)
+            if not _all_sane(evals):
                 self._analysis_error(
                     "a candidate's result is no probability or equity", recno, _BEST_EVALS
                 )
                 return
-            end = bytes(rec[35:61])
-            boards = bytes(rec[_BEST_BOARDS : _BEST_BOARDS + 26 * n])
+            steps = bytes(rec[_BEST_STEPS : _BEST_STEPS + 8 * n])
             for j in range(n):
-                cand = steps[8 * j : 8 * j + 8]
-                # The list ends at the first step from -1 (-1 as a destination is off the
-                # board); XG leaves bytes of other plays after it, cleared for the cache. A
-                # dance's one candidate is all -1, or all 0 in some files.
-                for k in range(0, 8, 2):
-                    if cand[k] == -1:
-                        cand = cand[:k] + _PADS[k]
-                        break
-                if cand == _ZEROS:
-                    cand = _PADS[0]
-                _, text, bad = _play(cand)
+                text, bad = _candidate_play(steps[8 * j : 8 * j + 8])
                 if bad >= 0:
                     self._analysis_error(
                         f"candidate {j + 1} has a step that is no move on a board",
@@ -791,10 +812,21 @@ class _Reader:
                         _BEST_STEPS + 8 * j + bad,
                     )
                     return
-                ev = evals[7 * j : 7 * j + 7]
-                candidates.append(Candidate(text, ev[6], _probs(ev)))
-                if played is None and boards[26 * j : 26 * j + 26] == end:
-                    played = j
+                e = 7 * j
+                candidates.append(
+                    _candidate(
+                        text,
+                        evals[e + 6],
+                        (evals[e + 3], evals[e + 4], evals[e + 5], evals[e + 1], evals[e]),
+                    )
+                )
+            # The played candidate: the one whose board after is the record's.
+            boards = bytes(rec[_BEST_BOARDS : _BEST_BOARDS + 26 * n])
+            end = bytes(rec[35:61])
+            at = boards.find(end)
+            while at >= 0 and at % 26:
+                at = boards.find(end, at + 1)
+            played = at // 26 if at >= 0 else None
         self.notes.append(
             CheckerNote(
                 game=self.game_no,
