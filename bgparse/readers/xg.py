@@ -22,10 +22,12 @@ import re
 import struct
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import cast
 
+from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note, Probs
 from bgparse.errors import InputError
 from bgparse.events import (
     OFF,
@@ -357,6 +359,100 @@ def _delphi_date(value: float) -> datetime | None:
     return datetime(1899, 12, 30) + timedelta(days=value)
 
 
+# --- analysis --------------------------------------------------------------------------------
+
+#: XG's "no value" for an error or luck it did not compute (ErrMove, ErrLuck, ErrCube, ErrTake).
+_NO_VALUE = -1000.0
+#: The largest equity or error taken as XG's: normalised EMG stays within a few units.
+_MAX_EQUITY = 10.0
+#: XG's evaluation levels (its PLAYERLEVEL table); 998 marks the opening book's plays.
+_LEVELS = {
+    0: "1-ply",
+    1: "2-ply",
+    2: "3-ply",
+    12: "3-ply red",
+    3: "4-ply",
+    4: "5-ply",
+    5: "6-ply",
+    6: "7-ply",
+    100: "rollout",
+    998: "book",
+    1000: "XGRoller",
+    1001: "XGRoller+",
+    1002: "XGRoller++",
+}
+_MOVE_ERRORS = struct.Struct("<dd")  # at 2312: ErrMove, ErrLuck
+#: The move record's analysis (EngineStructBestMove at 124): its level at 160, the number of
+#: candidates at 188, then per candidate its board after the play (26 bytes from 192), its
+#: (from, to) steps (8 signed bytes from 1024) and its result (7 floats from 1408).
+_BEST_LEVEL, _BEST_COUNT, _BEST_BOARDS, _BEST_STEPS, _BEST_EVALS = 160, 188, 192, 1024, 1408
+_ANALYSED_AT = 2472  # AnalyzeM: the level the move was analysed at
+#: The cube record's analysis (EngineStructDoubleAction at 64): level at 92, cube owner at
+#: 108 (from the doubler's view, -1 the opponent), Crawford at 116 (16 bits), the no-double
+#: result (7 floats from 124) and the three equities (no double, double/take, double/pass)
+#: from 152; ErrCube at 200, ErrTake at 216.
+_CUBE_LEVEL, _CUBE_OWNER, _CUBE_CRAWFORD, _CUBE_EVAL = 92, 108, 116, 124
+_CUBE_EQUITIES = struct.Struct("<3f")
+_CUBE_ERRORS = struct.Struct("<d8xd")  # at 200: ErrCube, DiceRolled (padded), ErrTake
+_EVAL = struct.Struct("<7f")
+_ZEROS = bytes(8)
+
+
+def _level(code: int) -> str:
+    return _LEVELS.get(code, f"level {code}")
+
+
+def _probs(ev: tuple[float, ...]) -> Probs:
+    """XG's result (lose a backgammon, lose a gammon, lose, win, win a gammon, win a
+    backgammon, equity) as the model's probabilities: win, gammon, backgammon, their losses."""
+    return (ev[3], ev[4], ev[5], ev[1], ev[0])
+
+
+def _sane(*values: float) -> bool:
+    """Every value a finite number an analysis can hold (NaN fails every comparison)."""
+    return all(-_MAX_EQUITY <= v <= _MAX_EQUITY for v in values)
+
+
+def _all_sane(values: tuple[float, ...]) -> bool:
+    """A candidate list's results at a glance: their sum finite and of a size seven values each
+    within `_sane` can have (a NaN or infinity makes it NaN or infinite)."""
+    total = sum(values)
+    return -_MAX_EQUITY * len(values) <= total <= _MAX_EQUITY * len(values)
+
+
+_new = object.__new__
+_set_play, _set_equity, _set_probs = (
+    Candidate.__dict__[name].__set__ for name in ("play", "equity", "probs")
+)
+
+
+def _candidate(play: str, equity: float, probs: Probs) -> Candidate:
+    """`Candidate(play, equity, probs)` without the frozen dataclass's interpreted __init__
+    (as `events.make_roll`): an analysed file holds some ten for each of its moves."""
+    candidate: Candidate = _new(Candidate)
+    _set_play(candidate, play)
+    _set_equity(candidate, equity)
+    _set_probs(candidate, probs)
+    return candidate
+
+
+@lru_cache(maxsize=64)
+def _candidate_evals(n: int) -> struct.Struct:
+    return struct.Struct(f"<{7 * n}f")
+
+
+@lru_cache(maxsize=1 << 14)
+def _candidate_play(raw: bytes) -> tuple[str, int]:
+    """A candidate's 8 signed bytes as its notation, and the byte of its first step that is
+    no move (-1: none). The list ends at the first step from -1 (-1 as a destination is off
+    the board: XG leaves bytes of other plays after the end); a dance's one candidate is all
+    -1, or all 0 in some files."""
+    if raw == _ZEROS:
+        return "", -1
+    _, text, bad = _play(struct.unpack("<8b", raw))
+    return text, bad
+
+
 class _Reader:
     """One `temp.xg` into one MatchRecord; record-level problems become findings."""
 
@@ -376,6 +472,10 @@ class _Reader:
         self.errors: list[Finding] = []
         self.comments = _comments(files.get("temp.xgc"))
         self.version = 0
+        self.notes: list[Note] = []
+        self.game_no = 0
+        # A decision not to double, waiting for the roll it is placed at.
+        self.no_double: CubeNote | None = None
 
     def error(self, message: str, recno: int, at: int, severity: Severity | None = None) -> None:
         self.errors.append(Finding.make("S021", message, recno, at + 1, severity=severity))
@@ -419,6 +519,7 @@ class _Reader:
                     self.error(f"game number {number} is out of range", recno, 48)
                     number = last_game_no + 1
                 last_game_no = number
+                self.game_no, self.no_double = number, None
                 score = (_i32(rec, 12), _i32(rec, 16))
                 if not all(0 <= s <= 1_000_000 for s in score):
                     self.error(f"score {score[0]}-{score[1]} is out of range", recno, 12)
@@ -462,6 +563,8 @@ class _Reader:
             span=Span(1, 1),
             index=0,
             hit_marks=False,
+            analysis=tuple(self.notes),
+            analysis_source="xg" if self.notes else None,
         )
 
     # -- match header
@@ -610,6 +713,9 @@ class _Reader:
             return cube
         side = 0 if active == 1 else 1
         other = 1 - side
+        self.no_double = None
+        if double in (0, 1):
+            self._cube_analysis(rec, recno, side, double == 1)
         if double == 1:
             if cube >= 1 << 20:
                 self.error("the cube is beyond any real value; record skipped", recno, 16)
@@ -634,6 +740,7 @@ class _Reader:
         return cube
 
     def _move(self, rec: _Buffer, recno: int, actions: list[Action]) -> None:
+        no_double, self.no_double = self.no_double, None
         active, *steps, d1, d2 = _MOVE_HEAD.unpack_from(rec, 64)
         if active not in (1, -1):
             self.error(f"active player {active} is neither 1 nor -1; record skipped", recno, 64)
@@ -643,6 +750,12 @@ class _Reader:
             self.error(f"dice {d1}-{d2} are not dice; record skipped", recno, 100)
             return
         dice = (d1, d2)
+        column = 69 if rec[2308] else 2309
+        if no_double is not None and no_double.side == side:
+            self.notes.append(replace(no_double, line=recno, column=column))
+        err_move, luck = _MOVE_ERRORS.unpack_from(rec, 2312)
+        if err_move != _NO_VALUE or luck != _NO_VALUE:
+            self._move_analysis(rec, recno, column, side, err_move, luck)
         if not rec[2308]:
             # Rolled but not played: XG keeps the roll of a player who then resigned.
             actions.append(HiddenPlay(side, dice, "rolled, not played", Span(recno, 2309)))
@@ -659,6 +772,106 @@ class _Reader:
         actions.append(make_roll(side, dice, moves, Span(recno, 69), text))
         self._check_board(rec, recno, side, moves)
         self._note(_I32.unpack_from(rec, 2524)[0], side, recno, 2524, actions)
+
+    # -- analysis
+
+    def _analysis_error(self, message: str, recno: int, at: int) -> None:
+        self.error(f"{message}; the analysis is ignored", recno, at, Severity.WARNING)
+
+    def _move_analysis(
+        self, rec: _Buffer, recno: int, column: int, side: int, err_move: float, luck: float
+    ) -> None:
+        """A move record's analysis as a `CheckerNote`: ErrMove (stored as a loss, negative)
+        and ErrLuck (the roller's) as given, the ranked candidates with their results."""
+        if not _sane(err_move) and err_move != _NO_VALUE:
+            self._analysis_error(f"the play's error {err_move!r} is no equity", recno, 2312)
+            return
+        if not _sane(luck) and luck != _NO_VALUE:
+            self._analysis_error(f"the roll's luck {luck!r} is no equity", recno, 2320)
+            return
+        n = _i32(rec, _BEST_COUNT)
+        if not 0 <= n <= 32:
+            self._analysis_error(f"{n} candidate plays (XG ranks at most 32)", recno, _BEST_COUNT)
+            return
+        candidates: list[Candidate] = []
+        played: int | None = None
+        if n:
+            evals = _candidate_evals(n).unpack_from(rec, _BEST_EVALS)
+            if not _all_sane(evals):
+                self._analysis_error(
+                    "a candidate's result is no probability or equity", recno, _BEST_EVALS
+                )
+                return
+            steps = bytes(rec[_BEST_STEPS : _BEST_STEPS + 8 * n])
+            for j in range(n):
+                text, bad = _candidate_play(steps[8 * j : 8 * j + 8])
+                if bad >= 0:
+                    self._analysis_error(
+                        f"candidate {j + 1} has a step that is no move on a board",
+                        recno,
+                        _BEST_STEPS + 8 * j + bad,
+                    )
+                    return
+                e = 7 * j
+                candidates.append(
+                    _candidate(
+                        text,
+                        evals[e + 6],
+                        (evals[e + 3], evals[e + 4], evals[e + 5], evals[e + 1], evals[e]),
+                    )
+                )
+            # The played candidate: the one whose board after is the record's.
+            boards = bytes(rec[_BEST_BOARDS : _BEST_BOARDS + 26 * n])
+            end = bytes(rec[35:61])
+            at = boards.find(end)
+            while at >= 0 and at % 26:
+                at = boards.find(end, at + 1)
+            played = at // 26 if at >= 0 else None
+        self.notes.append(
+            CheckerNote(
+                game=self.game_no,
+                line=recno,
+                column=column,
+                side=side,
+                candidates=tuple(candidates),
+                played=played if rec[2308] else None,
+                level=_level(_i32(rec, _ANALYSED_AT) if n else _i32(rec, _BEST_LEVEL)),
+                error=abs(err_move) if err_move != _NO_VALUE and rec[2308] else None,
+                luck=luck if luck != _NO_VALUE else None,
+            )
+        )
+
+    def _cube_analysis(self, rec: _Buffer, recno: int, side: int, doubled: bool) -> None:
+        """A cube record's analysis as a `CubeNote`: the doubler's three equities, ErrCube
+        (stored as a positive loss) and ErrTake (stored negative). A double's note is placed at
+        the double; a decision not to double waits for the roll that follows it."""
+        err_cube, err_take = _CUBE_ERRORS.unpack_from(rec, 200)
+        if err_cube == _NO_VALUE:
+            return  # not analysed (XG writes no analysis where the cube was not available)
+        nd, dt, dp = _CUBE_EQUITIES.unpack_from(rec, 152)
+        ev = _EVAL.unpack_from(rec, _CUBE_EVAL)
+        if not _sane(err_cube, nd, dt, dp, *ev) or not (_sane(err_take) or err_take == _NO_VALUE):
+            self._analysis_error("the cube analysis holds values that are no equities", recno, 124)
+            return
+        crawford = struct.unpack_from("<h", rec, _CUBE_CRAWFORD)[0]
+        note = CubeNote(
+            game=self.game_no,
+            line=recno,
+            column=17,
+            side=side,
+            no_double=nd,
+            double_take=dt,
+            double_pass=dp,
+            level=_level(_i32(rec, _CUBE_LEVEL)),
+            available=_i32(rec, _CUBE_OWNER) >= 0 and not crawford,
+            probs=_probs(ev),
+            cube_error=abs(err_cube),
+            take_error=abs(err_take) if doubled and err_take != _NO_VALUE else None,
+        )
+        if doubled:
+            self.notes.append(note)
+        else:
+            self.no_double = note
 
     def _check_board(self, rec: _Buffer, recno: int, side: int, moves: tuple[Move, ...]) -> None:
         """XG's board after the play must be what the steps make of its board before."""
