@@ -106,11 +106,24 @@ class _Attach:
             before, legal = known
             n_legal = len(legal)
             made = _index(before, legal, [(s[0], s[1]) for s in turn.steps])
-            where = [_index(before, legal, c.play) for c in cands]
-            if made is not None and made in where:
-                rank = where.index(made)
-            if where and where[0] is not None:
-                best_play = play_info(tuple(legal[where[0]].steps))[0]
+            # The candidate the source marks as played first, then the others in order, each
+            # read once (a candidate's text becomes a board: the costly part of reading an
+            # analysis of 30 candidates a play).
+            where: dict[int, int | None] = {}
+
+            def at(i: int) -> int | None:
+                if i not in where:
+                    where[i] = _index(before, legal, cands[i].play)
+                return where[i]
+
+            if made is not None:
+                order = list(range(len(cands)))
+                if note.played is not None and 0 <= note.played < len(cands):
+                    order = [note.played, *(i for i in order if i != note.played)]
+                rank = next((i for i in order if at(i) == made), None)
+            first = at(0) if cands else None
+            if first is not None:
+                best_play = play_info(tuple(legal[first].steps))[0]
             if note.played is not None and note.played != rank and note.played < len(cands):
                 ranked = "" if rank is not None else ", which it does not rank"
                 self.findings.append(
