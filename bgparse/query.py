@@ -135,10 +135,12 @@ def _connect(root: str | os.PathLike[str], filters: Filters | None) -> duckdb.Du
         if table == "decisions":
             # A match's copies may each bring the same source's analysis (the same SGF saved
             # twice): the first (by analysis run, then file) stands, as one copy's rows do.
+            # A stored analysis is a file's (its decisions' levels vary: XG names each
+            # move's); the engine's is a run at one level.
             con.execute(
                 f"CREATE VIEW {shown_as} AS SELECT * FROM {name} QUALIFY dense_rank() OVER "
-                "(PARTITION BY match_uid, source, engine, level ORDER BY analysis_id, "
-                "file_sha256 NULLS FIRST) = 1"
+                "(PARTITION BY match_uid, source, CASE WHEN source = 'engine' THEN level END "
+                "ORDER BY analysis_id, file_sha256 NULLS FIRST) = 1"
             )
     codes = pa.table(
         {

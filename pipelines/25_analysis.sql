@@ -14,11 +14,15 @@ CREATE OR REPLACE MACRO bg_source_rank(source) AS
 CREATE OR REPLACE VIEW decision_sides AS
 SELECT *, side AS me FROM decisions;
 
--- The decisions a statistic reads: per match, one analysis (source, engine, level), chosen
--- over both sides' decisions so that a player filter does not change which.
+-- The decisions a statistic reads: per match, one analysis, chosen over both sides'
+-- decisions so that a player filter does not change which. A stored analysis is its source's
+-- (its decisions' levels vary: XG names each move's); the engine's is a level's.
 CREATE OR REPLACE MACRO bg_chosen_decisions(for_source := NULL) AS TABLE
 WITH avail AS (
-    SELECT DISTINCT match_uid, source, engine, level
+    SELECT DISTINCT
+        match_uid,
+        source,
+        CASE WHEN source = 'engine' THEN level END AS run_level
     FROM decisions
     WHERE for_source IS NULL OR source = for_source
 ),
@@ -26,12 +30,15 @@ pick AS (
     SELECT *
     FROM avail
     QUALIFY row_number() OVER (
-        PARTITION BY match_uid ORDER BY bg_source_rank(source), level DESC, engine
+        PARTITION BY match_uid ORDER BY bg_source_rank(source), run_level DESC NULLS LAST
     ) = 1
 )
 SELECT d.*
 FROM decision_sides AS d
-JOIN pick AS p USING (match_uid, source, engine, level);
+JOIN pick AS p
+    ON d.match_uid = p.match_uid
+    AND d.source = p.source
+    AND (p.run_level IS NULL OR d.level = p.run_level);
 
 -- Per player (or per player and match, with per_match): decisions counted as GNU Backgammon
 -- counts them (unforced checker plays; close or actual cube decisions, answers included),

@@ -59,33 +59,36 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def tables(data: Path) -> dict[str, list[dict[str, Any]]]:
     decisions = _rows(data, "decisions")
-    # The view's rule: the first analysis of each (match, source, engine, level).
+
+    def analysis(d: dict[str, Any]) -> tuple[str, str | None]:
+        # A stored analysis is its source's whatever each decision's level; the engine's a
+        # level's.
+        return d["source"], d["level"] if d["source"] == "engine" else None
+
+    # The view's rule: the first analysis (run, then file) of each (match, analysis).
     first: dict[tuple[Any, ...], tuple[str, str]] = {}
     for d in decisions:
-        key = (d["match_uid"], d["source"], d["engine"], d["level"])
+        key = (d["match_uid"], *analysis(d))
         mark = (d["analysis_id"], d["file_sha256"] or "")
         if key not in first or mark < first[key]:
             first[key] = mark
     decisions = [
         d
         for d in decisions
-        if first[(d["match_uid"], d["source"], d["engine"], d["level"])]
-        == (d["analysis_id"], d["file_sha256"] or "")
+        if first[(d["match_uid"], *analysis(d))] == (d["analysis_id"], d["file_sha256"] or "")
     ]
     # One analysis a match: the preferred source, of the engine's the deepest level.
-    have: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
+    have: dict[str, set[tuple[str, str | None]]] = defaultdict(set)
     for d in decisions:
-        have[d["match_uid"]].add((d["source"], d["engine"], d["level"]))
+        have[d["match_uid"]].add(analysis(d))
     chosen = {
         uid: min(
             options,
-            key=lambda o: (PREFERENCE.index(o[0]), [-ord(c) for c in o[2]], o[1]),
+            key=lambda o: (PREFERENCE.index(o[0]), [-ord(c) for c in o[1] or ""]),
         )
         for uid, options in have.items()
     }
-    picked = [
-        d for d in decisions if (d["source"], d["engine"], d["level"]) == chosen[d["match_uid"]]
-    ]
+    picked = [d for d in decisions if analysis(d) == chosen[d["match_uid"]]]
     return {
         "decisions": picked,
         "all_decisions": decisions,
