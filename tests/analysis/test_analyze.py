@@ -28,19 +28,19 @@ import pytest
 
 pytest.importorskip("bgsage")
 
-from typer.testing import CliRunner  # noqa: E402 - after the skip
+from typer.testing import CliRunner
 
-import bgparse.analyze.run as analyze_run  # noqa: E402
-from bgparse.analyze import AnalyzeOptions, AnalyzeSummary, run_analyze  # noqa: E402
-from bgparse.cli import app  # noqa: E402
-from bgparse.generate import generate_match, generate_matches  # noqa: E402
-from bgparse.ingest import ImportOptions, run_import  # noqa: E402
-from bgparse.query import connect, run  # noqa: E402
-from bgparse.rules import Position, RuleSet, legal_plays  # noqa: E402
-from bgparse.writers import write_mat  # noqa: E402
+import bgparse.analyze.run as analyze_run
+from bgparse.analyze import AnalyzeOptions, AnalyzeSummary, run_analyze
+from bgparse.cli import app
+from bgparse.generate import generate_match, generate_matches
+from bgparse.ingest import ImportOptions, run_import
+from bgparse.query import connect, run
+from bgparse.rules import Position, RuleSet, legal_plays
+from bgparse.writers import write_mat
 
-from ..conftest import ROOT, SAMPLES  # noqa: E402
-from ..store.conftest import files, group_alive, group_ends  # noqa: E402
+from ..conftest import ROOT, SAMPLES
+from ..store.conftest import files, group_alive, group_ends
 
 #: From a signal to the command's end, with room for a loaded machine.
 STOP_BOUND = 10.0
