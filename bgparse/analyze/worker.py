@@ -139,7 +139,10 @@ class _Match:
     ) -> list[Decision]:
         out: list[Decision] = []
         base = {"source": SOURCE, "engine": engine.name, "level": engine.level}
-        lucks = {t.ply: (t, value) for (t, *_), value in zip(self.luck, luck, strict=True)}
+        # by game and ply: every game numbers its plies from 0
+        lucks = {
+            (t.game_no, t.ply): (t, value) for (t, *_), value in zip(self.luck, luck, strict=True)
+        }
         for (t, pos, dice, _), ev in zip(self.checker, checker, strict=True):
             after = pos.apply(list(t.steps))
             rank = ev.index_of(after)
@@ -156,7 +159,7 @@ class _Match:
                     kind="checker",
                     counted=ev.n_legal > 1,
                     error=max(0.0, best.equity - made.equity) if made is not None else 0.0,
-                    luck=lucks.pop(t.ply)[1] if t.ply in lucks else None,
+                    luck=lucks.pop((t.game_no, t.ply))[1],
                     play=t.play,
                     best_play=best_play,
                     played_rank=rank + 1 if rank is not None else None,
