@@ -63,6 +63,9 @@ LUCK_LEVEL: Final = "0ply"
 _FILTER_MOVES: Final = 5
 _FILTER_THRESHOLD: Final = 0.08
 
+#: Luck's requests sent to bgsage at a time (see `Engine.luck`).
+_LUCK_SLICE: Final = 2_048
+
 _ROLLS: Final = tuple((a, b) for a in range(1, 7) for b in range(1, a + 1))
 _OPENING_ROLLS: Final = tuple(roll for roll in _ROLLS if roll[0] != roll[1])
 
@@ -502,19 +505,22 @@ class Engine:
         requests = [
             (position, roll, cube) for (position, cube), rolls in wanted.items() for roll in rolls
         ]
-        inputs = [
-            {"board": _board(position), "die1": roll[0], "die2": roll[1], **_cube_fields(cube)}
-            for position, roll, cube in requests
-        ]
-        raw = self._batched(
-            "luck", inputs, [cube for _, _, cube in requests], self._luck_plies, self._checker_batch
-        )
         # The best play's equity, bgsage's list as it stands: the one play it may list that the
-        # rules do not allow (see `_checker`) wins as the legal one does, and no better.
-        best = {
-            request: max(float(move["equity"]) for move in answer["moves"])
-            for request, answer in zip(requests, raw, strict=True)
-        }
+        # rules do not allow (see `_checker`) wins as the legal one does, and no better. Asked
+        # for in slices: bgsage answers with every play of every roll, which for a unit's
+        # thousands of rolls (21 requests each) held over a gigabyte at once.
+        best: dict[tuple[Position, tuple[int, int], CubeInfo], float] = {}
+        for start in range(0, len(requests), _LUCK_SLICE):
+            part = requests[start : start + _LUCK_SLICE]
+            inputs = [
+                {"board": _board(position), "die1": roll[0], "die2": roll[1], **_cube_fields(cube)}
+                for position, roll, cube in part
+            ]
+            raw = self._batched(
+                "luck", inputs, [cube for _, _, cube in part], self._luck_plies, self._checker_batch
+            )
+            for request, answer in zip(part, raw, strict=True):
+                best[request] = max(float(move["equity"]) for move in answer["moves"])
         lucks: list[float] = []
         for (position, _, cube), (opening, roll) in zip(items, plans, strict=True):
             if opening:

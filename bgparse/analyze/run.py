@@ -272,6 +272,14 @@ def run_analyze(
             if (signum := received()) is not None:
                 raise Interrupted(signum)
             summary.committed = tx.commit(as_import=False) is not None
+        except Interrupted as exc:
+            if close is not None:
+                close(False)
+            tx.abort()
+            if tx.committed and not exc.committed:
+                # The signal came once the manifest was replaced: the analysis is committed.
+                raise Interrupted(exc.signum, committed=True) from None
+            raise
         except BaseException:
             if close is not None:
                 close(False)

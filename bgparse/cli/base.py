@@ -88,6 +88,7 @@ class WriteFormat(enum.StrEnum):
 _STAKES: dict[str, tuple[str, str]] = {
     "import": ("nothing was committed, the dataset is as it was", "the import is complete"),
     "compact": ("the dataset is as it was", "the dataset is compacted"),
+    "analyze": ("nothing was committed, the dataset is as it was", "the analysis is committed"),
 }
 
 

@@ -184,7 +184,7 @@ def test_a_stopped_run_commits_nothing_and_a_later_run_analyses_everything(
 ) -> None:
     code, stderr, seconds = samples.stopped
     assert code == 130, stderr
-    assert stderr == "bgparse: interrupted\n"
+    assert stderr == "bgparse: interrupted: nothing was committed, the dataset is as it was\n"
     assert seconds < STOP_BOUND
     assert samples.after_stop == samples.before  # every file, byte for byte; no staging left
     assert samples.check_after_stop[0] == 0, samples.check_after_stop[1]
@@ -502,7 +502,10 @@ def test_a_signal_in_the_commit_leaves_the_dataset_as_it_was(tmp_path: Path) -> 
     code, stderr, _ = stop_when(
         lambda pid: True, signal.SIGTERM, ["analyze", "--data", str(data), "-w", "1"], ARMED
     )
-    assert (code, stderr) == (143, "bgparse: interrupted\n")
+    assert (code, stderr) == (
+        143,
+        "bgparse: interrupted: nothing was committed, the dataset is as it was\n",
+    )
     assert files(data) == was
     assert CliRunner().invoke(app, ["check", "--data", str(data)]).exit_code == 0
     done = run_analyze(data, AnalyzeOptions(workers=1))
