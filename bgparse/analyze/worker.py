@@ -16,7 +16,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from bgparse.analysis.engine import CheckerEval, CubeEval, CubeInfo, Engine, EngineError
+from bgparse.analysis.engine import CheckerEval, CubeEval, CubeInfo, Engine
 from bgparse.analysis.model import Decision, judge_cube, judge_take
 from bgparse.errors import BgparseError
 from bgparse.rules import Position, PositionError, legal_plays
@@ -256,6 +256,11 @@ def _row(d: Decision, uid: bytes, analysis_id: str) -> dict[str, Any]:
     return row
 
 
+#: What a match's turns or the engine may raise about one match (a stored play that cannot be
+#: made again, a position the engine refuses): that match fails, never the run.
+_REFUSED = (BgparseError, ValueError)
+
+
 def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> UnitAnalysis:
     """Every decision of `matches` evaluated at `level`: one engine batch per kind for the
     unit; a match the engine or the rules cannot take is reported, the others go on."""
@@ -271,7 +276,7 @@ def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> Uni
         checker = engine.checker([(p, d, c) for m in ok for (_, p, d, c) in m.checker])
         luck = engine.luck([(p, d, c) for m in ok for (_, p, d, c) in m.luck])
         cube = engine.cube([(p, c) for m in ok for (_, p, c, _) in m.cube])
-    except EngineError:
+    except _REFUSED:
         if len(matches) == 1:
             raise
         # One match the engine refuses: each alone, so that it is named and the rest go on.
@@ -279,8 +284,8 @@ def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> Uni
         for m in matches:
             try:
                 part = analyse_unit(level, analysis_id, [m])
-            except EngineError as exc:
-                whole.outcomes.append((m.uid, 0, str(exc)))
+            except _REFUSED as exc:
+                whole.outcomes.append((m.uid, 0, f"the engine cannot evaluate it: {exc}"))
                 continue
             whole.outcomes.extend(part.outcomes)
             for year, batch in part.rows.items():
@@ -295,8 +300,15 @@ def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> Uni
             result.outcomes.append((m.uid, 0, p))
             continue
         nc, nl, nk = len(p.checker), len(p.luck), len(p.cube)
-        found = p.decisions(engine, checker[ci : ci + nc], luck[li : li + nl], cube[ki : ki + nk])
-        ci, li, ki = ci + nc, li + nl, ki + nk
+        try:
+            found = p.decisions(
+                engine, checker[ci : ci + nc], luck[li : li + nl], cube[ki : ki + nk]
+            )
+        except _REFUSED as exc:
+            result.outcomes.append((m.uid, 0, f"its stored turns cannot be judged: {exc}"))
+            continue
+        finally:
+            ci, li, ki = ci + nc, li + nl, ki + nk
         cols = by_year.get(m.year)
         if cols is None:
             cols = by_year[m.year] = Columns("decisions")
