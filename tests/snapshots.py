@@ -24,7 +24,7 @@ DATASET_FILE = STORED / "dataset.json.gz"
 
 # Columns that differ between two imports of the same files by design: who imported, when,
 # with which build. Paths are kept, relative to the corpus.
-VOLATILE = frozenset({"import_id", "imported_at", "bgparse_version"})
+VOLATILE = frozenset({"import_id", "imported_at", "analysis_id", "analysed_at", "bgparse_version"})
 PATH_COLUMNS = frozenset({"path", "source_path", "archive_path"})
 TABLES = ("matches", "games", "turns", "cube_actions", "findings", "imports")
 

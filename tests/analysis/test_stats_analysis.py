@@ -20,13 +20,19 @@ import pytest
 
 from bgparse.analyze import AnalyzeOptions, run_analyze
 from bgparse.filters import Filters
+from bgparse.generate import generate_matches
 from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect
 from bgparse.stats import get
 from bgparse.store.dataset import Dataset
+from bgparse.writers.mat import write_mat
 from tests.conftest import CORPUS, SAMPLES
 
 PREFERENCE = ["xg", "gnubg-sgf", "gnubg-text", "engine"]
+
+#: The statistics of the analysis this module tests and recomputes (tests/store's checks that
+#: every statistic is tested and recomputed count them here).
+STATISTICS_TESTED = ("performance", "cube-errors", "blunders")
 
 
 def _rows(root: Path, table: str) -> list[dict[str, Any]]:
@@ -44,10 +50,23 @@ def _rows(root: Path, table: str) -> list[dict[str, Any]]:
     return out
 
 
+def _unfinished_match(folder: Path) -> Path:
+    """A generated 5-point match cut in the middle of its last game: an unfinished game."""
+    [made] = generate_matches(1, 5, 7)
+    lines = write_mat(made).splitlines()
+    last = max(i for i, line in enumerate(lines) if line.strip().startswith("Game "))
+    cut = last + 2 + (len(lines) - last) // 2
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "unfinished.mat"
+    path.write_text("\n".join(lines[:cut]) + "\n", encoding="utf-8")
+    return path
+
+
 @pytest.fixture(scope="module")
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("analysed") / "data"
-    inputs = [SAMPLES]
+    base = tmp_path_factory.mktemp("analysed")
+    root = base / "data"
+    inputs = [SAMPLES, _unfinished_match(base / "in")]
     twins = [CORPUS / "xg" / "test.xg", CORPUS / "xg" / "test.sgf"]
     inputs += [p for p in twins if p.is_file()]
     run_import(inputs, root, ImportOptions(workers=1))
@@ -271,3 +290,20 @@ def test_opening_play_errors(data: Path, tables: dict[str, list[dict[str, Any]]]
     for key, errors in per_play.items():
         assert analysed[key]["analysed"] == len(errors)
         assert math.isclose(analysed[key]["mean_error"], sum(errors) / len(errors), abs_tol=1e-9)
+
+
+def test_an_unfinished_games_decisions_count(
+    data: Path, tables: dict[str, list[dict[str, Any]]]
+) -> None:
+    """STATISTICS.md: the analysis's statistics keep an unfinished game's decisions (the play
+    was made whatever came after). The fixture has such a game (a generated match cut in its
+    last game), analysed: the per-player recomputation above counts its decisions, and so must
+    the statistic."""
+    unfinished = {
+        (g["match_uid"], g["game_no"]) for g in _rows(data, "games") if g["end"] == "unfinished"
+    }
+    inside = [d for d in tables["decisions"] if (d["match_uid"], d["game_no"]) in unfinished]
+    assert inside, "the fixture has an analysed unfinished game"
+    counted = sum(1 for d in tables["decisions"] if d["kind"] == "checker" and d["counted"])
+    rows = _stat(data, "performance")
+    assert sum(r["checker_decisions"] for r in rows) == counted

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bgparse.analyze import AnalyzeOptions, run_analyze
 from bgparse.filters import Filters
 from bgparse.ingest import ImportOptions, run_import
 from bgparse.query import connect, run
@@ -74,6 +75,11 @@ RATES: dict[tuple[str, str], Denominator] = {
     ("player", "doubles_per_game"): col("games"),
     ("player", "take_rate"): col("doubled"),
     ("head-to-head", "win_rate"): lambda r, _: int(r["wins"] + r["losses"]),
+    ("performance", "checker_error_rate"): col("checker_decisions"),
+    ("performance", "cube_error_rate"): col("cube_decisions"),
+    ("performance", "error_rate"): lambda r, _: int(r["checker_decisions"] + r["cube_decisions"]),
+    ("cube-errors", "error_share"): col("decisions"),
+    ("cube-errors", "cost_rate"): col("decisions"),
 }
 
 
@@ -147,6 +153,7 @@ def audit(data: Path, *, crossed: bool = True, players: int | None = None) -> in
 def test_no_rate_is_empty_over_a_denominator(tmp_path: Path) -> None:
     inputs = write_inputs(tmp_path / "in", hand_matches())
     run_import([inputs], tmp_path / "data", ImportOptions(workers=1), verify=fake_verify)
+    run_analyze(tmp_path / "data", AnalyzeOptions(workers=1))  # the analysis's rates too
     assert audit(tmp_path / "data") > 500
 
 
