@@ -26,7 +26,7 @@ DATASET_FILE = STORED / "dataset.json.gz"
 # with which build. Paths are kept, relative to the corpus.
 VOLATILE = frozenset({"import_id", "imported_at", "analysis_id", "analysed_at", "bgparse_version"})
 PATH_COLUMNS = frozenset({"path", "source_path", "archive_path"})
-TABLES = ("matches", "games", "turns", "cube_actions", "findings", "imports")
+TABLES = ("matches", "games", "turns", "cube_actions", "findings", "decisions", "imports")
 
 
 def _relative(text: str | None, root: Path) -> str | None:

@@ -48,8 +48,8 @@ def test_corpus_dataset_is_unchanged(tmp_path: Path) -> None:
     old = snapshots.read_dataset()
     report = []
     for table in snapshots.TABLES:
-        keys = set(old[table]) | set(new[table])
+        keys = set(old.get(table, {})) | set(new[table])
         for key in sorted(keys):
-            if old[table].get(key) != new[table].get(key):
+            if old.get(table, {}).get(key) != new[table].get(key):
                 report.append(f"{table} {key}: {old[table].get(key)} -> {new[table].get(key)}")
     assert not report, f"{len(report)} groups differ:\n" + "\n".join(report[:40])
