@@ -322,6 +322,39 @@ def _first_line(error: BaseException) -> str:
     return f"{type(error).__name__}: {text[0]}" if text else type(error).__name__
 
 
+def _ranked(position: Position, dice: tuple[int, int], answer: Any) -> CheckerEval:
+    """bgsage's answer for one roll as bgparse's legal plays, ranked as bgsage ranks them."""
+    by_board = {tuple(_board(play.after.swap())): play for play in legal_plays(position, dice)}
+    candidates = []
+    for move in answer["moves"]:
+        board = tuple(move["board"])
+        play = by_board.get(board)
+        if play is None and max(board[1:]) <= 0 and board[25] == 0:
+            # bgsage ends a play when its last checker is off, with a die unplayed: 2/off with
+            # 6-1, where the rules want both dice (2/1*/off), which it lists too. Such a play
+            # is not a legal one.
+            continue
+        if play is None:
+            raise EngineError(
+                f"bgsage plays {dice[0]}{dice[1]} from {position.position_id()} to a board "
+                f"bgparse finds no legal play for: {list(move['board'])}"
+            )
+        candidates.append(
+            Candidate(
+                play,
+                float(move["equity"]),
+                Probabilities.from_engine(move["probs"]),
+                _level_name(move.get("eval_level")),
+            )
+        )
+    if len(candidates) != len(by_board):
+        raise EngineError(
+            f"bgsage finds {len(candidates)} plays of {dice[0]}{dice[1]} from "
+            f"{position.position_id()}, bgparse {len(by_board)}"
+        )
+    return CheckerEval(tuple(candidates), len(by_board))
+
+
 class Engine:
     """bgsage at one level. `Engine.open()` is cheap after the first (the networks are loaded
     once a process); one engine may serve any number of calls, each a batch."""
@@ -381,50 +414,20 @@ class Engine:
     def _checker(
         self, items: Sequence[tuple[Position, tuple[int, int], CubeInfo]], plies: int
     ) -> list[CheckerEval]:
-        plays: list[dict[tuple[int, ...], Play]] = []
         inputs: list[dict[str, Any]] = []
         for position, dice, cube in items:
             _check_position(position)
             _check_cube(cube)
-            legal = legal_plays(position, dice)
-            plays.append({tuple(_board(play.after.swap())): play for play in legal})
             inputs.append(
                 {"board": _board(position), "die1": dice[0], "die2": dice[1], **_cube_fields(cube)}
             )
         raw = self._batched(
             "checker play", inputs, [cube for _, _, cube in items], plies, self._checker_batch
         )
-        results: list[CheckerEval] = []
-        for (position, dice, _), by_board, answer in zip(items, plays, raw, strict=True):
-            candidates = []
-            for move in answer["moves"]:
-                board = tuple(move["board"])
-                play = by_board.get(board)
-                if play is None and max(board[1:]) <= 0 and board[25] == 0:
-                    # bgsage ends a play when its last checker is off, with a die unplayed:
-                    # 2/off with 6-1, where the rules want both dice (2/1*/off), which it
-                    # lists too. Such a play is not a legal one.
-                    continue
-                if play is None:
-                    raise EngineError(
-                        f"bgsage plays {dice[0]}{dice[1]} from {position.position_id()} to a "
-                        f"board bgparse finds no legal play for: {list(move['board'])}"
-                    )
-                candidates.append(
-                    Candidate(
-                        play,
-                        float(move["equity"]),
-                        Probabilities.from_engine(move["probs"]),
-                        _level_name(move.get("eval_level")),
-                    )
-                )
-            if len(candidates) != len(by_board):
-                raise EngineError(
-                    f"bgsage finds {len(candidates)} plays of {dice[0]}{dice[1]} from "
-                    f"{position.position_id()}, bgparse {len(by_board)}"
-                )
-            results.append(CheckerEval(tuple(candidates), len(by_board)))
-        return results
+        return [
+            _ranked(position, dice, answer)
+            for (position, dice, _), answer in zip(items, raw, strict=True)
+        ]
 
     def _checker_batch(
         self, inputs: list[dict[str, Any]], plies: int, jacoby: bool, beavers: bool
@@ -489,40 +492,65 @@ class Engine:
         minus the mean over all 36 rolls; on the starting position a non-double is an opening
         roll, and the mean is over the 30 non-doubles either side could have won the opening
         with (the opponent's counted against the roller)."""
+        return [luck for _, luck in self.checker_and_luck([(*item, False) for item in items])]
+
+    def checker_and_luck(
+        self, items: Sequence[tuple[Position, tuple[int, int], CubeInfo, bool]]
+    ) -> list[tuple[CheckerEval | None, float]]:
+        """Each roll's luck (as `luck`) and, where its flag asks, its plays ranked (as
+        `checker`): at the luck's level, the roll's own answer among the 21 the luck asks
+        bgsage for serves both (its every play is in it); at another level, apart."""
         wanted: dict[tuple[Position, CubeInfo], set[tuple[int, int]]] = {}
         plans: list[tuple[bool, tuple[int, int]]] = []
-        for position, dice, cube in items:
+        ranked: dict[tuple[Position, tuple[int, int], CubeInfo], CheckerEval | None] = {}
+        shared = self._plies == self._luck_plies
+        for position, dice, cube, rank in items:
             _check_position(position)
             _check_cube(cube)
             roll = _roll(dice)
             opening = roll[0] != roll[1] and _is_start(position)
             plans.append((opening, roll))
+            if rank and shared:
+                ranked[position, roll, cube] = None
             if opening:
                 wanted.setdefault((position, cube), set()).update(_OPENING_ROLLS)
                 wanted.setdefault((position.swap(), cube.swapped()), set()).update(_OPENING_ROLLS)
             else:
                 wanted.setdefault((position, cube), set()).update(_ROLLS)
-        requests = [
-            (position, roll, cube) for (position, cube), rolls in wanted.items() for roll in rolls
-        ]
-        # The best play's equity, bgsage's list as it stands: the one play it may list that the
-        # rules do not allow (see `_checker`) wins as the legal one does, and no better. Asked
+        # The best play's equity, bgsage's list as it stands (best first): the one play it may
+        # list that the rules do not allow (see `_ranked`) is worth what the legal one is. Asked
         # for in slices: bgsage answers with every play of every roll, which for a unit's
         # thousands of rolls (21 requests each) held over a gigabyte at once.
         best: dict[tuple[Position, tuple[int, int], CubeInfo], float] = {}
+        for (position, cube), rolls in wanted.items():
+            for roll in rolls:
+                best[position, roll, cube] = 0.0
+        requests = list(best)
         for start in range(0, len(requests), _LUCK_SLICE):
             part = requests[start : start + _LUCK_SLICE]
-            inputs = [
-                {"board": _board(position), "die1": roll[0], "die2": roll[1], **_cube_fields(cube)}
-                for position, roll, cube in part
-            ]
+            boards: dict[tuple[Position, CubeInfo], dict[str, Any]] = {}
+            inputs = []
+            for position, roll, cube in part:
+                base = boards.get((position, cube))
+                if base is None:
+                    base = boards[position, cube] = {
+                        "board": _board(position),
+                        **_cube_fields(cube),
+                    }
+                inputs.append({**base, "die1": roll[0], "die2": roll[1]})
             raw = self._batched(
                 "luck", inputs, [cube for _, _, cube in part], self._luck_plies, self._checker_batch
             )
             for request, answer in zip(part, raw, strict=True):
-                best[request] = max(float(move["equity"]) for move in answer["moves"])
-        lucks: list[float] = []
-        for (position, _, cube), (opening, roll) in zip(items, plans, strict=True):
+                best[request] = float(answer["moves"][0]["equity"])
+                if request in ranked:
+                    ranked[request] = _ranked(request[0], request[1], answer)
+        apart = [
+            (position, dice, cube) for position, dice, cube, rank in items if rank and not shared
+        ]
+        evals = iter(self._checker(apart, self._plies)) if apart else iter(())
+        out: list[tuple[CheckerEval | None, float]] = []
+        for (position, _dice, cube, rank), (opening, roll) in zip(items, plans, strict=True):
             if opening:
                 other, their_cube = position.swap(), cube.swapped()
                 mean = (
@@ -532,8 +560,11 @@ class Engine:
             else:
                 mean = sum(best[position, r, cube] * (1 if r[0] == r[1] else 2) for r in _ROLLS)
                 mean /= 36.0
-            lucks.append(best[position, roll, cube] - mean)
-        return lucks
+            ev: CheckerEval | None = None
+            if rank:
+                ev = ranked[position, roll, cube] if shared else next(evals)
+            out.append((ev, best[position, roll, cube] - mean))
+        return out
 
     # --- batching ---------------------------------------------------------------------------
 

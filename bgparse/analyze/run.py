@@ -12,6 +12,7 @@ again by the next run; a run that is stopped or fails commits nothing.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import secrets
@@ -29,7 +30,7 @@ from bgparse.analyze.worker import MatchTurns, TurnRow, UnitAnalysis
 from bgparse.errors import DatasetError
 from bgparse.interrupts import Interrupted, received
 from bgparse.paths import display_path
-from bgparse.pipeline import Close, Runner, closing, once, open_executor
+from bgparse.pipeline import Close, Runner, closing, once, open_executor, pool
 from bgparse.store.dataset import Dataset
 from bgparse.store.rows import Columns
 from bgparse.version import __version__
@@ -194,6 +195,10 @@ def run_analyze(
     summary = AnalyzeSummary(_new_id(), engine.name, engine.version, engine.level)
     analysed_at = datetime.now(UTC).replace(microsecond=0)
     with contextlib.ExitStack() as stack:
+        # Batch-friendly garbage collection for units run in this process, restored after.
+        stack.callback(gc.set_threshold, *gc.get_threshold())
+        gc.set_threshold(*pool._GC_THRESHOLD)
+        stack.enter_context(pool._batch_gc_here())
         close: Close | None = None
         if executor is None:
             executor, close = open_executor(

@@ -19,6 +19,7 @@ import pyarrow as pa
 from bgparse.analysis.engine import CheckerEval, CubeEval, CubeInfo, Engine
 from bgparse.analysis.model import Decision, judge_cube, judge_take
 from bgparse.errors import BgparseError
+from bgparse.pipeline import pool
 from bgparse.rules import Position, PositionError, legal_plays
 from bgparse.store.rows import Columns
 from bgparse.turns import play_info
@@ -264,6 +265,11 @@ _REFUSED = (BgparseError, ValueError)
 def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> UnitAnalysis:
     """Every decision of `matches` evaluated at `level`: one engine batch per kind for the
     unit; a match the engine or the rules cannot take is reported, the others go on."""
+    with pool.unit_garbage():
+        return _analyse_unit(level, analysis_id, matches)
+
+
+def _analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> UnitAnalysis:
     engine = _engine(level)
     prepared: list[_Match | str] = []
     for m in matches:
@@ -273,9 +279,16 @@ def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> Uni
             prepared.append(f"its stored turns cannot be replayed: {exc}")
     ok = [p for p in prepared if isinstance(p, _Match)]
     try:
-        checker = engine.checker([(p, d, c) for m in ok for (_, p, d, c) in m.checker])
-        luck = engine.luck([(p, d, c) for m in ok for (_, p, d, c) in m.luck])
-        cube = engine.cube([(p, c) for m in ok for (_, p, c, _) in m.cube])
+        # A play's roll is ranked from the same answers as its luck (see Engine.checker_and_luck):
+        # the plays are the rolls the luck asks about that were played.
+        asked = []
+        for each in ok:
+            played = {id(t) for (t, *_) in each.checker}
+            asked += [(p, d, c, id(t) in played) for (t, p, d, c) in each.luck]
+        both = engine.checker_and_luck(asked)
+        luck = [value for _, value in both]
+        checker = [ev for ev, _ in both if ev is not None]
+        cube = engine.cube([(p, c) for each in ok for (_, p, c, _) in each.cube])
     except _REFUSED:
         if len(matches) == 1:
             raise
@@ -283,7 +296,7 @@ def analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> Uni
         whole = UnitAnalysis()
         for m in matches:
             try:
-                part = analyse_unit(level, analysis_id, [m])
+                part = _analyse_unit(level, analysis_id, [m])
             except _REFUSED as exc:
                 whole.outcomes.append((m.uid, 0, f"the engine cannot evaluate it: {exc}"))
                 continue

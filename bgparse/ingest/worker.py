@@ -9,8 +9,6 @@ returns their names. Either runs on any executor of `bgparse.pipeline`.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -285,30 +283,8 @@ def process_unit(
     chunk, not per small file."""
     if not tasks:
         return UnitResult([], {})
-    with _unit_garbage():
+    with pool.unit_garbage():
         return _process_unit(tasks, ctx, verify)
-
-
-@contextlib.contextmanager
-def _unit_garbage() -> Iterator[None]:
-    """Where an import has asked for it (its workers, or this process while it imports): no
-    automatic garbage collection during a unit, then one collection of what the unit left and
-    a freeze of what survives, so the next collection looks only at newer objects. A unit
-    makes little cyclic garbage (lark's parser states) and keeps none; the caches it fills
-    are frozen with the rest. Several percent faster than threshold tuning alone, and
-    leaner."""
-    if not pool._BATCH_GC:
-        yield
-        return
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.collect()
-        gc.freeze()
-        if was:
-            gc.enable()
 
 
 def _process_unit(tasks: Sequence[FileTask], ctx: ImportContext, verify: Verify) -> UnitResult:
@@ -329,7 +305,7 @@ def write_unit(
     folder (`bgparse.store.parts`); `unit` numbers the parts' names."""
     if not tasks:
         return UnitParts([], ())
-    with _unit_garbage():
+    with pool.unit_garbage():
         files, batches = unit_batches(tasks, ctx, verify)
         return UnitParts(files, write_parts(target, unit, batches))
 
