@@ -510,3 +510,31 @@ def test_a_signal_in_the_commit_leaves_the_dataset_as_it_was(tmp_path: Path) -> 
     assert CliRunner().invoke(app, ["check", "--data", str(data)]).exit_code == 0
     done = run_analyze(data, AnalyzeOptions(workers=1))
     assert (done.matches, done.already, done.committed) == (2, 0, True)
+
+
+def test_an_inline_run_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
+    """With one worker the units run in this process, collecting garbage once a unit (the
+    engine's answers are hundreds of thousands of objects a unit); afterwards the thresholds,
+    the frozen objects and the collector are as they were."""
+    import gc
+
+    from bgparse.pipeline import pool
+
+    data = tmp_path / "data"
+    run_import([write_generated(tmp_path / "in", 5, 2, 0)], data, ImportOptions(workers=1))
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    seen = []
+    real = pool.unit_garbage
+
+    def spy() -> Any:
+        seen.append(pool._BATCH_GC)
+        return real()
+
+    pool.unit_garbage = spy  # type: ignore[assignment]
+    try:
+        assert run_analyze(data, AnalyzeOptions(workers=1)).matches == 2
+    finally:
+        pool.unit_garbage = real  # type: ignore[assignment]
+    assert seen and all(seen)
+    assert (gc.get_threshold(), gc.get_freeze_count(), pool._BATCH_GC) == (threshold, frozen, False)
+    assert gc.isenabled()

@@ -232,23 +232,22 @@ def test_a_unit_with_an_unstorable_match_keeps_the_other_files_rows() -> None:
 def test_an_in_process_import_leaves_the_garbage_collector_as_it_found_it(tmp_path: Path) -> None:
     """With one worker the units run in the importing process, collecting garbage once per
     unit and freezing what survives; afterwards the thresholds and frozen objects are back."""
-    import bgparse.ingest.worker as worker
     from bgparse.pipeline import pool
 
     inputs = write_inputs(tmp_path / "in", hand_matches())
     threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
     seen_batch_gc = []
-    real = worker._unit_garbage
+    real = pool.unit_garbage
 
     def spy() -> Any:
         seen_batch_gc.append(pool._BATCH_GC)
         return real()
 
-    worker._unit_garbage = spy
+    pool.unit_garbage = spy  # type: ignore[assignment]
     try:
         run_import([inputs], tmp_path / "data", ImportOptions(workers=1), verify=fake_verify)
     finally:
-        worker._unit_garbage = real
+        pool.unit_garbage = real  # type: ignore[assignment]
     assert seen_batch_gc and all(seen_batch_gc)
     assert (gc.get_threshold(), gc.get_freeze_count(), pool._BATCH_GC) == (
         threshold,
