@@ -9,14 +9,15 @@ the record's moves stand whatever its analysis says.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from bgparse.analysis.model import (
     CheckerNote,
     CubeNote,
     Decision,
     Note,
-    judge_cube,
-    judge_take,
+    cube_decision,
+    take_decision,
 )
 from bgparse.findings import Finding
 from bgparse.rules import LegalPlays, Position, PositionError, legal_plays
@@ -185,45 +186,33 @@ class _Attach:
                 )
             )
             return
-        nd, dt, dp = note.no_double, note.double_take, note.double_pass
         shared = {
             "game_no": note.game,
             "source": self.source,
             "engine": self.engine,
             "level": note.level,
-            "equity_no_double": nd,
-            "equity_double_take": dt,
-            "equity_double_pass": dp,
             "position_id": turn.position_id or None,
             "match_id": turn.match_id or None,
             "cube_value": turn.cube_value,
         }
         if turn.kind in _ANSWERS:
-            self.take(note, turn, None, shared)
+            self.take(note, turn, turn.ply - 1, shared)
             return
         doubled = turn.kind == "double"
-        judged = judge_cube(
-            nd,
-            dt,
-            dp,
-            doubled,
-            available=note.available,
-            redouble=turn.cube_owner == turn.side,
-        )
-        error = judged.error if note.cube_error is None else max(0.0, note.cube_error)
         self.add(
-            Decision(
+            cube_decision(
+                note.no_double,
+                note.double_take,
+                note.double_pass,
+                doubled=doubled,
+                available=note.available,
+                redouble=turn.cube_owner == turn.side,
+                stored_error=note.cube_error,
                 ply=turn.ply,
                 side=turn.side,
-                kind="cube",
-                counted=judged.close,
-                error=error,
-                action="double" if doubled else "no double",
-                proper_action=judged.proper,
-                error_type=judged.error_type if error > 0 else None,
                 line=turn.line,
                 column=turn.column,
-                **shared,  # type: ignore[arg-type]
+                **shared,
             )
         )
         if doubled:
@@ -234,31 +223,20 @@ class _Attach:
             if answer is not None:
                 self.take(note, answer, turn.ply, shared)
 
-    def take(
-        self, note: CubeNote, turn: Turn, offer_ply: int | None, shared: dict[str, object]
-    ) -> None:
-        took = turn.kind != "drop"
-        dt, dp = note.double_take, note.double_pass
-        error, kind = judge_take(dt, dp, took)
-        if note.take_error is not None:
-            error = max(0.0, note.take_error)
-            kind = kind if error > 0 else None
-        if offer_ply is None:
-            offer_ply = turn.ply - 1
+    def take(self, note: CubeNote, turn: Turn, offer_ply: int, shared: dict[str, Any]) -> None:
         self.add(
-            Decision(
+            take_decision(
+                note.no_double,
+                note.double_take,
+                note.double_pass,
+                answer=turn.kind,
+                stored_error=note.take_error,
+                offer_ply=offer_ply,
                 ply=turn.ply,
                 side=turn.side,
-                kind="take",
-                counted=True,
-                error=error,
-                action="pass" if turn.kind == "drop" else turn.kind,
-                proper_action="pass" if dp < dt else "take",
-                error_type=kind,
-                offer_ply=offer_ply,
                 line=turn.line,
                 column=turn.column,
-                **shared,  # type: ignore[arg-type]
+                **shared,
             )
         )
 

@@ -18,7 +18,7 @@ counts where the roll had more than one legal play.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "CLOSE_CUBE",
@@ -29,8 +29,10 @@ __all__ = [
     "CubeNote",
     "Decision",
     "Note",
+    "cube_decision",
     "judge_cube",
     "judge_take",
+    "take_decision",
 ]
 
 #: The sources of analysis, as the `decisions` table names them.
@@ -205,3 +207,73 @@ class Decision(NamedTuple):
     cube_value: int = 1
     line: int = 0
     column: int = 0
+
+
+def cube_decision(
+    nd: float,
+    dt: float,
+    dp: float,
+    *,
+    doubled: bool,
+    available: bool,
+    redouble: bool,
+    stored_error: float | None = None,
+    **where: Any,
+) -> Decision:
+    """The `cube` row of the side on roll's decision, judged from its three equities;
+    `stored_error` is the source's own figure where it has one (XG's ErrCube), which stands,
+    its kind read from the equities (or, where they see no error, from what was done).
+    `where`: the row's other fields (game_no, ply, side, source, engine, level, position_id,
+    match_id, cube_value, line, column)."""
+    judged = judge_cube(nd, dt, dp, doubled, available=available, redouble=redouble)
+    error = judged.error if stored_error is None else max(0.0, stored_error)
+    kind = judged.error_type
+    if error > 0 and kind is None:
+        if doubled:
+            kind = "wrong double above TG" if nd > 1.0 else "wrong double below DP"
+        else:
+            kind = "missed double above CP" if dt > 1.0 else "missed double below CP"
+    return Decision(
+        kind="cube",
+        counted=judged.close,
+        error=error,
+        action="double" if doubled else "no double",
+        proper_action=judged.proper,
+        error_type=kind if error > 0 else None,
+        equity_no_double=nd,
+        equity_double_take=dt,
+        equity_double_pass=dp,
+        **where,
+    )
+
+
+def take_decision(
+    nd: float,
+    dt: float,
+    dp: float,
+    *,
+    answer: str,
+    stored_error: float | None = None,
+    **where: Any,
+) -> Decision:
+    """The `take` row of the answer to a double (`answer`: take, drop, beaver or raccoon),
+    judged from the doubler's equities; `stored_error` as for `cube_decision` (XG's ErrTake).
+    `where` as there, with `offer_ply`."""
+    took = answer != "drop"
+    error, kind = judge_take(dt, dp, took)
+    if stored_error is not None:
+        error = max(0.0, stored_error)
+    if error > 0 and kind is None:
+        kind = "wrong take" if took else "wrong pass"
+    return Decision(
+        kind="take",
+        counted=True,
+        error=error,
+        action="pass" if answer == "drop" else answer,
+        proper_action="pass" if dp < dt else "take",
+        error_type=kind if error > 0 else None,
+        equity_no_double=nd,
+        equity_double_take=dt,
+        equity_double_pass=dp,
+        **where,
+    )

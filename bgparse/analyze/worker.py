@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from bgparse.analysis.engine import CheckerEval, CubeEval, CubeInfo, Engine
-from bgparse.analysis.model import Decision, judge_cube, judge_take
+from bgparse.analysis.model import Decision, cube_decision, take_decision
 from bgparse.errors import BgparseError
 from bgparse.pipeline import pool
 from bgparse.rules import Position, PositionError, legal_plays
@@ -197,51 +197,41 @@ class _Match:
             )
         for (t, _, cinfo, answer), cev in zip(self.cube, cube, strict=True):
             nd, dt, dp = cev.no_double, cev.double_take, cev.double_pass
-            shared = {
+            shared: dict[str, Any] = {
                 "game_no": t.game_no,
-                "equity_no_double": nd,
-                "equity_double_take": dt,
-                "equity_double_pass": dp,
                 "position_id": t.position_id,
                 "match_id": t.match_id,
                 "cube_value": t.cube_value,
                 **base,
             }
-            doubled = t.kind == "double"
-            judged = judge_cube(
-                nd, dt, dp, doubled, available=cinfo.can_double, redouble=cinfo.owner == 0
-            )
             out.append(
-                Decision(
+                cube_decision(
+                    nd,
+                    dt,
+                    dp,
+                    doubled=t.kind == "double",
+                    available=cinfo.can_double,
+                    redouble=cinfo.owner == 0,
                     ply=t.ply,
                     side=t.side,
-                    kind="cube",
-                    counted=judged.close,
-                    error=judged.error,
-                    action="double" if doubled else "no double",
-                    proper_action=judged.proper,
-                    error_type=judged.error_type,
                     line=t.line,
                     column=t.column,
-                    **shared,  # type: ignore[arg-type]
+                    **shared,
                 )
             )
             if answer is not None:
-                error, kind = judge_take(dt, dp, answer.kind != "drop")
                 out.append(
-                    Decision(
+                    take_decision(
+                        nd,
+                        dt,
+                        dp,
+                        answer=answer.kind,
+                        offer_ply=t.ply,
                         ply=answer.ply,
                         side=answer.side,
-                        kind="take",
-                        counted=True,
-                        error=error,
-                        action="pass" if answer.kind == "drop" else answer.kind,
-                        proper_action="pass" if dp < dt else "take",
-                        error_type=kind,
-                        offer_ply=t.ply,
                         line=answer.line,
                         column=answer.column,
-                        **shared,  # type: ignore[arg-type]
+                        **shared,
                     )
                 )
         out.sort(key=lambda d: (d.game_no, d.ply, d.kind))
