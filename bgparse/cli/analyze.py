@@ -14,8 +14,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bgparse.cli.data import _DEFAULT_DATA, DataOption, ExecutorName, _usable_workers
-from bgparse.errors import UsageError
+from bgparse.cli.data import _DEFAULT_DATA, DataOption
+from bgparse.cli.workers import ExecutorName, SchedulerOption, WorkersOption, usable_executor
 from bgparse.paths import display_path
 from bgparse.printable import printable
 from bgparse.rules.wording import plural
@@ -36,28 +36,11 @@ def analyze_command(
             "before)",
         ),
     ] = "0ply",
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            min=1,
-            help="worker processes, at most one per core (default: one per core)",
-        ),
-    ] = None,
+    workers: WorkersOption = None,
     executor: Annotated[
         ExecutorName, typer.Option(help="run the evaluations locally or on Dask")
     ] = ExecutorName.local,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            envvar="BGPARSE_SCHEDULER",
-            metavar="ADDRESS",
-            help="Dask scheduler address, tcp://HOST:PORT (default: a local Dask cluster of "
-            "--workers processes)",
-            show_default=False,
-        ),
-    ] = None,
+    scheduler: SchedulerOption = None,
     limit: Annotated[
         int | None,
         typer.Option(min=1, help="analyse at most this many matches this run", show_default=False),
@@ -70,14 +53,7 @@ def analyze_command(
     `analyses` ledger, in one commit. A second run analyses only what is new."""
     from bgparse.analyze import AnalyzeOptions, AnalyzeProgress, run_analyze
 
-    if scheduler and executor is not ExecutorName.dask:
-        import os
-
-        if os.environ.get("BGPARSE_SCHEDULER") != scheduler:
-            raise UsageError("--scheduler needs --executor dask")
-        scheduler = None
-    if workers is not None:
-        workers = _usable_workers(workers, scheduler if executor is ExecutorName.dask else None)
+    workers, scheduler = usable_executor(workers, executor, scheduler, "analyse")
     options = AnalyzeOptions(
         level=level, workers=workers, executor=executor.value, scheduler=scheduler, limit=limit
     )

@@ -12,11 +12,9 @@ unless the signal came after the commit (the message says which).
 
 from __future__ import annotations
 
-import enum
 import functools
 import inspect
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -27,6 +25,7 @@ import typer
 from rich.console import Console
 
 from bgparse.cli.base import OutputFormat, RulesOption, echo_error, rule_profile
+from bgparse.cli.workers import ExecutorName, SchedulerOption, WorkersOption, usable_executor
 from bgparse.errors import UsageError
 from bgparse.paths import display_path
 from bgparse.printable import printable
@@ -40,11 +39,6 @@ __all__ = ["register"]
 
 _MiB = 1024 * 1024
 _QUARANTINE_SHOWN = 20
-
-
-class ExecutorName(enum.StrEnum):
-    local = "local"
-    dask = "dask"
 
 
 _DATA_HELP = "dataset folder (default ./bgdata, or $BGPARSE_DATA)"
@@ -100,15 +94,7 @@ def import_command(
         ),
     ],
     data: DataOption = _DEFAULT_DATA,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            "--workers",
-            "-w",
-            min=1,
-            help="worker processes, at most one per core (default: one per core)",
-        ),
-    ] = None,
+    workers: WorkersOption = None,
     source: Annotated[
         str | None,
         typer.Option(
@@ -118,16 +104,7 @@ def import_command(
     executor: Annotated[
         ExecutorName, typer.Option(help="run the per-file work locally or on Dask")
     ] = ExecutorName.local,
-    scheduler: Annotated[
-        str | None,
-        typer.Option(
-            envvar="BGPARSE_SCHEDULER",
-            metavar="ADDRESS",
-            help="Dask scheduler address, tcp://HOST:PORT (default: a local Dask cluster of "
-            "--workers processes)",
-            show_default=False,
-        ),
-    ] = None,
+    scheduler: SchedulerOption = None,
     max_file_mb: Annotated[int, typer.Option(min=1, help="largest file or member, MiB")] = 16,
     max_archive_mb: Annotated[
         int, typer.Option(min=1, help="most one archive may expand to, MiB")
@@ -163,12 +140,7 @@ def import_command(
         why = "is a folder" if report.is_dir() else "its folder does not exist"
         raise UsageError(f"--report {display_path(report)}: {why}")
 
-    if scheduler and executor is not ExecutorName.dask:
-        if os.environ.get("BGPARSE_SCHEDULER") != scheduler:
-            raise UsageError("--scheduler needs --executor dask")
-        scheduler = None  # the environment's scheduler serves `--executor dask` only
-    if workers is not None:
-        workers = _usable_workers(workers, scheduler if executor is ExecutorName.dask else None)
+    workers, scheduler = usable_executor(workers, executor, scheduler)
     options = ImportOptions(
         workers=workers,
         source=source,
@@ -257,24 +229,6 @@ def import_command(
         raise typer.Exit(2)  # the report asked for is missing: a file-system error
     if summary.quarantined:
         raise typer.Exit(1)
-
-
-def _usable_workers(workers: int, scheduler: str | None) -> int | None:
-    """`--workers` as this machine can run them (a process pool, or a local Dask cluster):
-    at most one per core this process may use, a larger number capped with a one-line
-    warning (the work is CPU-bound: 57 processes on two cores ran at half the speed of two,
-    and 10**20 of them was a traceback). With a scheduler, its own workers run the import."""
-    if scheduler:
-        echo_error(f"--workers {workers} is not used with --scheduler: its workers import")
-        return None
-    cores = len(os.sched_getaffinity(0))
-    if workers > cores:
-        echo_error(
-            f"--workers {workers} is more than the {plural(cores, 'core')} this machine lets "
-            f"bgparse use: importing with {cores}"
-        )
-        return cores
-    return workers
 
 
 class _Report:
