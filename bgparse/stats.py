@@ -361,25 +361,35 @@ _ALL = (
     ),
 )
 
+_MIN_DECISIONS = Param(
+    "min_decisions", "min_decisions", int, 1, "leave out rows with fewer counted decisions"
+)
+
 _ANALYSED = (
     Statistic(
         "performance",
         "bg_performance",
         "Performance",
-        "Per player (--per-match: per player and match), from the stored or engine analysis "
-        "(`analysis` says whose): checker and cube decisions counted as GNU Backgammon counts "
-        "them (unforced plays; close or actual cube decisions and answers), the equity they "
-        "lost (EMG, cube 1), the luck of the player's rolls, GNU's error rate (mEMG a "
-        "counted decision) and the Performance Rating (pr: 500 times the error a counted "
-        "decision).",
+        "Per player, from the stored or engine analysis (`analysis` says whose): checker and "
+        "cube decisions counted as GNU Backgammon counts them (unforced plays; close or actual "
+        "cube decisions and answers), the equity they lost (EMG, cube 1), the luck of the "
+        "player's rolls, GNU's error rate (mEMG a counted decision) and the Performance "
+        "Rating (pr: 500 times the error a counted decision).",
         "replay",
-        (
-            _ANALYSIS,
-            Param("per_match", "per_match", bool, False, "one row per player and match"),
-            Param("min_decisions", "min_decisions", int, 1, "leave out rows with fewer decisions"),
-        ),
+        (_ANALYSIS, _MIN_DECISIONS),
         side="the player's own decisions",
         columns=("player", "matches", "checker_decisions", "error_rate", "pr", "luck"),
+    ),
+    Statistic(
+        "match-performance",
+        "bg_match_performance",
+        "Performance by match",
+        "Per player and match (date, opponent, length, file): performance's columns, each "
+        "match's own.",
+        "replay",
+        (_ANALYSIS, _MIN_DECISIONS),
+        side="the player's own decisions",
+        columns=("date", "player", "opponent", "checker_decisions", "error_rate", "pr"),
     ),
     Statistic(
         "cube-errors",

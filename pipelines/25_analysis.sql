@@ -45,8 +45,7 @@ JOIN pick AS p
 -- the equity they lost (EMG, normalised to a cube of 1), the luck of their rolls, GNU's error
 -- rate (mEMG per counted decision) and XG's Performance Rating (500 times the error per
 -- counted decision: GNU's rate halved, over GNU's counting).
-CREATE OR REPLACE MACRO bg_performance(for_source := NULL, per_match := false, min_decisions := 1)
-AS TABLE
+CREATE OR REPLACE MACRO bg_performance_rows(for_source, per_match, min_decisions) AS TABLE
 WITH d AS (
     SELECT
         c.*,
@@ -101,6 +100,24 @@ SELECT
 FROM agg
 WHERE checker_decisions + cube_decisions >= min_decisions
 ORDER BY player_key, date NULLS LAST, file;
+
+-- The two statistics of those rows: per player, and per player and match.
+CREATE OR REPLACE MACRO bg_performance(for_source := NULL, min_decisions := 1) AS TABLE
+SELECT
+    player, matches, analysis, checker_decisions, checker_error, checker_error_rate,
+    cube_decisions, cube_error, cube_error_rate, rolls, luck, error_rate, pr
+FROM bg_performance_rows(
+    for_source := for_source, per_match := false, min_decisions := min_decisions
+);
+
+CREATE OR REPLACE MACRO bg_match_performance(for_source := NULL, min_decisions := 1) AS TABLE
+SELECT
+    date, player, opponent, match_length, analysis, checker_decisions, checker_error,
+    checker_error_rate, cube_decisions, cube_error, cube_error_rate, rolls, luck, error_rate,
+    pr, file
+FROM bg_performance_rows(
+    for_source := for_source, per_match := true, min_decisions := min_decisions
+);
 
 -- Cube errors by away score (the decider's, then the opponent's; NULL: money) and GNU's kind
 -- of error: how many cube decisions were counted there, how many were each kind of error, and

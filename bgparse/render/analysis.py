@@ -248,20 +248,18 @@ SECTIONS: tuple[Section, ...] = (
         "whether the dice look fair: a p-value under 0.01 would be suspicious.",
     ),
     Section(
-        "performance",
-        "matches",
+        "match-performance",
+        None,
         lambda rows: charts.timeline(rows, "pr", "player", ylabel="PR (lower is better)"),
         "Each player's Performance Rating match by match (500 times the equity lost a counted "
         "decision; lower is better), from each match's analysis ('analysis' says whose: a "
         "program's stored analysis first, else bgparse's engine).",
-        params=(("per_match", True),),
         title="Performance Rating by match",
-        anchor="performance-by-match",
         group="Players",
     ),
     Section(
         "performance",
-        "matches",
+        None,
         lambda rows: charts.bars(
             sorted(rows, key=lambda r: -(r.get("checker_decisions") or 0)),
             "player",

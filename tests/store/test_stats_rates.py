@@ -78,6 +78,11 @@ RATES: dict[tuple[str, str], Denominator] = {
     ("performance", "checker_error_rate"): col("checker_decisions"),
     ("performance", "cube_error_rate"): col("cube_decisions"),
     ("performance", "error_rate"): lambda r, _: int(r["checker_decisions"] + r["cube_decisions"]),
+    ("match-performance", "checker_error_rate"): col("checker_decisions"),
+    ("match-performance", "cube_error_rate"): col("cube_decisions"),
+    ("match-performance", "error_rate"): lambda r, _: int(
+        r["checker_decisions"] + r["cube_decisions"]
+    ),
     ("cube-errors", "error_share"): col("decisions"),
     ("cube-errors", "cost_rate"): col("decisions"),
 }
