@@ -1,5 +1,6 @@
 """Write the README's report screenshots (docs/*.png) from records this project writes: the
-samples, 200 generated matches, and one generated match with a play edited to be illegal.
+samples, 200 generated matches (imported and analysed by the engine), and one generated match
+with a play edited to be illegal.
 
     .venv/bin/python docs/make_screenshots.py      # needs Chromium (apt-get install chromium)
 """
@@ -45,6 +46,7 @@ def main() -> None:
         Path("edited", "club-final.mat").write_text(edited, encoding="utf-8")
         _run("validate", "edited", "sample_logs", "--format", "html", "--out", "validation.html")
         _run("import", "sample_logs", "played", "--data", "data", "--no-progress")
+        _run("analyze", "--data", "data", "--no-progress")
         _run("report", "--data", "data", "--out", "analysis.html")
         with sync_playwright() as p:
             browser = p.chromium.launch(
@@ -54,6 +56,12 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1100, "height": 1400})
             page.goto((work / "analysis.html").as_uri())
             page.screenshot(path=str(DOCS / "analysis-report.png"))
+            players = page.query_selector("section#match-performance")
+            assert players is not None, "the report has its Players part"
+            players.screenshot(path=str(DOCS / "analysis-report-players.png"))
+            worst = page.query_selector("section#blunders div.boards")
+            assert worst is not None, "the worst decisions are drawn"
+            worst.screenshot(path=str(DOCS / "analysis-report-blunders.png"))
             page.goto((work / "validation.html").as_uri())
             page.screenshot(path=str(DOCS / "validation-report.png"))
             page.evaluate("document.querySelectorAll('details.match').forEach(d => d.open = true)")
