@@ -32,8 +32,8 @@ def analyze_command(
         str,
         typer.Option(
             help="engine level, in GNU Backgammon's numbering: 0ply (the network alone, "
-            "GNU's default analysis; fastest), 1ply, 2ply, 3ply (each about 20 times the one "
-            "before)",
+            "GNU's default analysis; fastest), 1ply, 2ply, 3ply (each over ten times the one "
+            "before; docs/ANALYSIS.md)",
         ),
     ] = "0ply",
     workers: WorkersOption = None,
