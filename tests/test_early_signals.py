@@ -192,3 +192,32 @@ def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
         "",
         "bgparse: interrupted\n",
     )
+
+
+def test_a_signal_inside_a_callback_that_loses_exceptions_is_sent_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A signal that lands in a weak reference's callback (importlib's module-lock `cb`, when
+    a lock is collected mid-import) or a finalizer cannot raise there: Python would print the
+    exception as a traceback and lose it (seen 0.25 s into `stats`). The handler sends the
+    signal again a moment later instead; anywhere else it raises at once."""
+    from bgparse import interrupts
+
+    sent: list[tuple[int, int]] = []
+    monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))
+    monkeypatch.setattr(interrupts, "_watchdog", lambda signum: None)
+    monkeypatch.setattr(interrupts._State, "first", None)
+    where: dict[str, object] = {}
+    code = "import sys\ndef cb():\n    return sys._getframe()\ndef __del__():\n    return sys._getframe()\n"
+    exec(compile(code, "<frozen importlib._bootstrap>", "exec"), where)
+    for name in ("cb", "__del__"):
+        frame = where[name]()  # type: ignore[operator]
+        interrupts._on_signal(signal.SIGTERM, frame)  # does not raise
+    deadline = time.monotonic() + 5
+    while len(sent) < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert sent == [(os.getpid(), signal.SIGTERM)] * 2
+    assert interrupts.received() is None
+    with pytest.raises(interrupts.Interrupted):
+        interrupts._on_signal(signal.SIGTERM, sys._getframe())
+    assert interrupts.received() == signal.SIGTERM
