@@ -20,8 +20,8 @@ from bgparse.analysis.engine import CheckerEval, CubeEval, CubeInfo, Engine
 from bgparse.analysis.model import Decision, cube_decision, take_decision
 from bgparse.errors import BgparseError
 from bgparse.pipeline import pool
-from bgparse.rules import Position, PositionError, legal_plays
-from bgparse.store.rows import Columns
+from bgparse.rules import Position, PositionError
+from bgparse.store.rows import Columns, decision_row
 from bgparse.turns import play_info
 
 __all__ = ["SOURCE", "MatchTurns", "TurnRow", "UnitAnalysis", "analyse_unit"]
@@ -144,14 +144,13 @@ class _Match:
         lucks = {
             (t.game_no, t.ply): (t, value) for (t, *_), value in zip(self.luck, luck, strict=True)
         }
-        for (t, pos, dice, _), ev in zip(self.checker, checker, strict=True):
+        for (t, pos, _dice, _), ev in zip(self.checker, checker, strict=True):
             after = pos.apply(list(t.steps))
             rank = ev.index_of(after)
             best = ev.best
             made = ev.candidates[rank] if rank is not None else None
-            legal = legal_plays(pos, dice)
-            at = legal.index_of(best.after)
-            best_play = play_info(tuple(legal[at].steps))[0] if at is not None else best.play
+            # The candidate is a legal play already: its steps give the canonical notation.
+            best_play = play_info(tuple(best.move.steps))[0]
             out.append(
                 Decision(
                     game_no=t.game_no,
@@ -238,15 +237,6 @@ class _Match:
         return out
 
 
-def _row(d: Decision, uid: bytes, analysis_id: str) -> dict[str, Any]:
-    row = d._asdict()
-    del row["source"]
-    row["match_uid"] = uid
-    row["analysis_id"] = analysis_id
-    row["file_sha256"] = None
-    return row
-
-
 #: What a match's turns or the engine may raise about one match (a stored play that cannot be
 #: made again, a position the engine refuses): that match fails, never the run.
 _REFUSED = (BgparseError, ValueError)
@@ -316,7 +306,7 @@ def _analyse_unit(level: str, analysis_id: str, matches: list[MatchTurns]) -> Un
         if cols is None:
             cols = by_year[m.year] = Columns("decisions")
         for d in found:
-            cols.add(_row(d, m.uid, analysis_id))
+            cols.add(decision_row(d, m.uid, analysis_id, None))
         result.outcomes.append((m.uid, len(found), None))
     result.rows = {year: cols.batch() for year, cols in by_year.items()}
     return result

@@ -40,6 +40,7 @@ __all__ = [
     "Rows",
     "Unstorable",
     "canonical_match",
+    "decision_row",
     "match_uid",
     "partition_label",
 ]
@@ -558,6 +559,19 @@ class LedgerRows:
 _FLUSH_ROWS = 32_768
 
 
+def decision_row(
+    d: Decision, uid: bytes, analysis_id: str, file_sha256: str | None
+) -> dict[str, Any]:
+    """A `decisions` row of `d`: its fields, the match, the run that wrote it and the file whose
+    analysis it is (None: the engine's); its source is the partition's, not a column."""
+    row = d._asdict()
+    del row["source"]
+    row["match_uid"] = uid
+    row["analysis_id"] = analysis_id
+    row["file_sha256"] = file_sha256
+    return row
+
+
 class Rows:
     """Rows of the matches of one file, or of a unit's files one after another (`start_file`
     before each), by table and partition, turned into batches at the end: once per unit,
@@ -698,11 +712,7 @@ class Rows:
     ) -> None:
         """The `decisions` rows of one match, in the partition of their analysis source."""
         for d in decisions:
-            row = d._asdict()
-            del row["source"]
-            row["match_uid"] = uid
-            row["analysis_id"] = analysis_id
-            row["file_sha256"] = file_sha256
+            row = decision_row(d, uid, analysis_id, file_sha256)
             self.table("decisions", d.source, year).add(row)
 
     def add_duplicate(self, vm: VerifiedMatch, uid: bytes) -> MatchCounts:
