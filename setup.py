@@ -17,21 +17,21 @@ from setuptools.command.build_ext import build_ext
 
 #: The modules a replay and an import spend their time in (see bench/README.md).
 COMPILED = [
-    "bgparse/events.py",
-    "bgparse/findings.py",
+    "bgparse/model/events.py",
+    "bgparse/model/findings.py",
     # An import's per-unit work: the worker's (read, verify, rows or parts), and the
     # importer's on the client, per unit's result (the runner and run_import are not hot).
     "bgparse/ingest/duplicates.py",
     "bgparse/ingest/importer.py",
     "bgparse/ingest/worker.py",
-    "bgparse/repair.py",
+    "bgparse/replay/repair.py",
     "bgparse/replay/cube.py",
     "bgparse/replay/match.py",
     "bgparse/replay/plays.py",
     "bgparse/replay/results.py",
     "bgparse/replay/state.py",
-    "bgparse/turns.py",
-    "bgparse/verified.py",
+    "bgparse/replay/turns.py",
+    "bgparse/model/verified.py",
     "bgparse/readers/decode.py",
     "bgparse/readers/mat.py",
     "bgparse/readers/numbers.py",
@@ -67,7 +67,7 @@ def _say(message: str) -> None:
 
 
 def _extensions() -> list[object]:
-    # Read as bgparse.compiled.pure_requested reads it (the package is not importable here).
+    # Read as bgparse.helpers.compiled.pure_requested reads it (the package is not importable here).
     if os.environ.get("BGPARSE_PURE_PYTHON", "") not in ("", "0"):
         _say("BGPARSE_PURE_PYTHON is set: pure Python")
         return []

@@ -50,7 +50,7 @@ class Timing:
 def read_records(files: Sequence[tuple[bytes, str]], check: bool) -> int:
     """Matches read from in-memory files (and replayed, with `check`), as `bgparse validate`
     reads them; a file refused as a whole counts none."""
-    from bgparse.findings import RecordError
+    from bgparse.model.findings import RecordError
     from bgparse.readers import iter_records
     from bgparse.replay import replay
 
@@ -91,7 +91,7 @@ def rate(amount: float, seconds: float) -> float:
 
 
 def machine() -> str:
-    from bgparse.compiled import build_info
+    from bgparse.helpers.compiled import build_info
 
     load = "/".join(f"{x:.2f}" for x in os.getloadavg())
     return (

@@ -33,7 +33,7 @@ from typing import Any
 
 from _common import MB, machine
 
-from bgparse.compiled import child_environ
+from bgparse.helpers.compiled import child_environ
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("bench_import", HERE / "import.py")
@@ -55,7 +55,7 @@ PER_MATCH = (
 def per_original(data: Path) -> dict[str, tuple[Any, ...]]:
     """For each corpus file name: the sorted set of (games, turns, cube actions, findings...)
     tuples of its stored copies and how many copies there are, counted from the tables."""
-    from bgparse.query import connect, run
+    from bgparse.questions.query import connect, run
 
     con = connect(data)
     sql = f"""
@@ -82,7 +82,7 @@ def per_original(data: Path) -> dict[str, tuple[Any, ...]]:
 
 def check(data: Path, reference: Path, inputs: Path, files: int) -> list[str]:
     """What is wrong with the big dataset (empty: it is exact)."""
-    from bgparse.query import connect, run
+    from bgparse.questions.query import connect, run
 
     problems: list[str] = []
     ref = per_original(reference)

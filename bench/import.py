@@ -57,9 +57,9 @@ from pathlib import Path
 
 from _common import MB, ROOT, machine, peak_rss_mb, rate, table
 
-from bgparse.compiled import child_environ, compiled_modules
-from bgparse.environment import PROCESS_ENVIRONMENT
-from bgparse.verified import VerifiedMatch
+from bgparse.helpers.compiled import child_environ, compiled_modules
+from bgparse.helpers.environment import PROCESS_ENVIRONMENT
+from bgparse.model.verified import VerifiedMatch
 
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpus" / "gnubg"
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import MB, best_of, corpus_files, machine, profile, rate, read_all, table
 
-from bgparse.findings import RecordError
+from bgparse.model.findings import RecordError
 from bgparse.readers import iter_records
 
 #: MB/s of other .mat readers (issue 2), and the target (issue 16; issue 2 asked 2.5).

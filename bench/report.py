@@ -71,9 +71,9 @@ def main() -> None:
             files, size = make_corpus(args.corpus, inputs, args.matches)
         print(f"{files:,} matches, {size / MB:.1f} MB in {inputs}\n")
 
-        from bgparse.filters import Filters
         from bgparse.ingest import ImportOptions, run_import
-        from bgparse.query import connect
+        from bgparse.questions.filters import Filters
+        from bgparse.questions.query import connect
         from bgparse.render.analysis import analysis_report
 
         data = scratch / "data"

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bgparse.events import Move  # noqa: E402
+from bgparse.model.events import Move  # noqa: E402
 from bgparse.rules import Position, legal_plays, verify_play  # noqa: E402
 
 SHARED = (ROOT / ".." / "shared").resolve()

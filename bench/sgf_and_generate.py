@@ -7,9 +7,9 @@ SGF: the files (default ../shared/corpus/gnubg/*.sgf, large: GNU stores its anal
 move, which the reader skips) are read into memory first; `iter_records` is timed alone, then
 with `replay` (validation, `keep_turns=False`). MB/s is input bytes per second.
 
-Generator: N random legal self-play matches of L points (`bgparse.generate`), alone and written
-as `.mat` and SGF by `bgparse.writers`, as `bgparse generate` does. "cold" is the first pass in
-this process, "best" the fastest of the passes after it (see README.md).
+Generator: N random legal self-play matches of L points (`bgparse.replay.generate`), alone
+and written as `.mat` and SGF by `bgparse.writers`, as `bgparse generate` does. "cold" is the
+first pass in this process, "best" the fastest of the passes after it (see README.md).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import MB, ROOT, best_of, corpus_files, machine, rate, read_all, read_records, table
 
-from bgparse.generate import generate_matches
+from bgparse.replay.generate import generate_matches
 from bgparse.writers import write_mat, write_sgf
 
 SGF_GLOB = str(ROOT.parent / "shared" / "corpus" / "gnubg" / "*.sgf")

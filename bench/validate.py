@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import MB, best_of, corpus_files, machine, peak_rss_mb, profile, rate, table
 
-from bgparse.findings import RecordError, Severity
+from bgparse.model.findings import RecordError, Severity
 from bgparse.readers import iter_records
 from bgparse.replay import replay
 

@@ -9,18 +9,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from bgparse import compiled as _compiled
+from bgparse.helpers import compiled as _compiled
 
 if _compiled.pure_requested():  # before any module that may have a compiled build is loaded
     _compiled.use_sources()
 
 if TYPE_CHECKING:
-    from bgparse.errors import BgparseError
-    from bgparse.events import MatchRecord
-    from bgparse.findings import Finding, RecordError, Severity
+    from bgparse.helpers.errors import BgparseError
+    from bgparse.model.events import MatchRecord
+    from bgparse.model.findings import Finding, RecordError, Severity
+    from bgparse.model.verified import VerifiedMatch
     from bgparse.readers import iter_records, read_path
     from bgparse.rules import Position, RuleSet, legal_plays, verify_play
-    from bgparse.verified import VerifiedMatch
 
 from bgparse.version import __version__
 
@@ -42,18 +42,18 @@ __all__ = [
 
 #: Where each public name lives.
 _HOMES = {
-    "BgparseError": "bgparse.errors",
-    "MatchRecord": "bgparse.events",
-    "Finding": "bgparse.findings",
-    "RecordError": "bgparse.findings",
-    "Severity": "bgparse.findings",
+    "BgparseError": "bgparse.helpers.errors",
+    "MatchRecord": "bgparse.model.events",
+    "Finding": "bgparse.model.findings",
+    "RecordError": "bgparse.model.findings",
+    "Severity": "bgparse.model.findings",
     "iter_records": "bgparse.readers",
     "read_path": "bgparse.readers",
     "Position": "bgparse.rules",
     "RuleSet": "bgparse.rules",
     "legal_plays": "bgparse.rules",
     "verify_play": "bgparse.rules",
-    "VerifiedMatch": "bgparse.verified",
+    "VerifiedMatch": "bgparse.model.verified",
 }
 
 

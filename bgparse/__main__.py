@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from bgparse import environment, interrupts
+from bgparse.helpers import environment, interrupts
 
 
 def main() -> None:

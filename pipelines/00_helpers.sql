@@ -1,5 +1,5 @@
 -- Helpers shared by the statistics: confidence intervals, the χ² tail, the phase of a game.
--- Loaded first by bgparse.query.connect(); every later file may use them.
+-- Loaded first by bgparse.questions.query.connect(); every later file may use them.
 
 -- Wilson score interval of a binomial proportion k/n (z = 1.96: 95%). NULL when n = 0.
 -- Chosen over the normal approximation because archives are small and rates near 0 or 1

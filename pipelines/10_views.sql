@@ -17,7 +17,7 @@ CROSS JOIN (VALUES (0), (1)) AS s(me);
 
 -- The rows a one-sided statistic counts, each with `me`: the side whose statistic the row is.
 -- Unfiltered they are the base rows as they are; under a player filter
--- (bgparse.filters.Filters.install_sides) each keeps only the rows whose `me` is that player,
+-- (bgparse.questions.filters.Filters.install_sides) each keeps only the rows whose `me` is that player,
 -- so a statistic read through them counts only the player's own side.
 -- The opening mover's games (opening-rolls, opening-plays, opening-outcomes, first-mover).
 CREATE OR REPLACE VIEW opening_games AS

@@ -10,7 +10,7 @@ CREATE OR REPLACE MACRO bg_source_rank(source) AS
     coalesce(list_position(['xg', 'gnubg-sgf', 'gnubg-text', 'engine'], source), 99);
 
 -- The deciding side's decisions (`me`: the side that decided). Under a player filter only the
--- player's own decisions are kept (bgparse.filters.SIDED).
+-- player's own decisions are kept (bgparse.questions.filters.SIDED).
 CREATE OR REPLACE VIEW decision_sides AS
 SELECT *, side AS me FROM decisions;
 

@@ -1,7 +1,7 @@
 -- What the validation found, and one player's record.
 
 -- Findings by severity and code: how many, in how many files and matches. `finding_codes`
--- (code, severity, description) is made by bgparse.query from bgparse.findings.CODES.
+-- (code, severity, description) is made by bgparse.questions.query from bgparse.model.findings.CODES.
 -- Every input keeps its own findings, a duplicate copy of a stored match too (its score and
 -- `Wins` lines are its own): `findings` counts those of the stored copies and of files as a
 -- whole, `duplicate_findings` those of the duplicate copies, so no copy is counted twice;

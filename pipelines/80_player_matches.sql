@@ -3,7 +3,7 @@
 
 -- Every match twice, once from each side (`me`): the side's name, its opponent and the final
 -- score from that side. Under a player filter only the player's side is kept
--- (bgparse.filters.SIDED), so a listing is the player's own.
+-- (bgparse.questions.filters.SIDED), so a listing is the player's own.
 CREATE OR REPLACE VIEW match_sides AS
 SELECT
     m.*,

@@ -16,7 +16,7 @@ SAMPLES = ROOT / "sample_logs"
 
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse to test an old compiled build of edited sources (a checkout built in place)."""
-    from bgparse.compiled import PURE_ENV, pure_requested, stale_modules
+    from bgparse.helpers.compiled import PURE_ENV, pure_requested, stale_modules
 
     stale = [] if pure_requested() else stale_modules()
     if stale:

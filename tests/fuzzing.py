@@ -374,7 +374,7 @@ def _where(exc: BaseException) -> str:
 
 def check_library(m: Mutant, report: Report) -> None:
     """Read and replay one mutant: only RecordErrors and findings; one-line messages."""
-    from bgparse.findings import RecordError
+    from bgparse.model.findings import RecordError
     from bgparse.readers import iter_records
     from bgparse.replay import replay
 
@@ -520,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, help="folder for one example mutant per failure class")
     ap.add_argument("--show", type=int, metavar="I", help="write mutant I to stdout and stop")
     args = ap.parse_args(argv)
-    from bgparse.compiled import PURE_ENV, pure_requested, stale_modules
+    from bgparse.helpers.compiled import PURE_ENV, pure_requested, stale_modules
 
     stale = [] if pure_requested() else stale_modules()
     if stale:

@@ -1,6 +1,6 @@
 """Writes sample_logs/mat/: one small record per dialect quirk the .mat reader accepts.
 
-Every sample is a legal match bgparse generated itself (`bgparse.generate`), written by its own
+Every sample is a legal match bgparse generated itself (`bgparse.replay.generate`), written by its own
 writer in the layout of the producer the quirk comes from (`MatStyle`), and, where no writer knob
 covers a quirk (hidden plays, Snowie dumps, XG set-up lines, Galaxy's stray row numbers,
 encodings), edited afterwards by the small functions below. Nothing here is copied from any
@@ -17,12 +17,12 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from bgparse.generate import generate_match
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import iter_records
 from bgparse.replay import replay
+from bgparse.replay.generate import generate_match
 from bgparse.rules import Position
 from bgparse.rules.ids import encode_xgid_board
-from bgparse.verified import VerifiedMatch
 from bgparse.writers.mat import MatStyle, write_mat
 
 OUT = Path(__file__).resolve().parents[1] / "sample_logs" / "mat"

@@ -69,7 +69,7 @@ def _plain(value: Any) -> Any:
 def dataset_digest(data: Path, root: Path = CORPUS) -> dict[str, dict[str, list[Any]]]:
     """For each table, the rows grouped by match (or by path where no match is named), each
     group as [row count, hash of its sorted canonical rows]."""
-    from bgparse.query import connect, run
+    from bgparse.questions.query import connect, run
 
     con = connect(data)
     digest: dict[str, dict[str, list[Any]]] = {}

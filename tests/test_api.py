@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgparse.errors import InputError, NoSuchPath, RulesError, UsageError
+from bgparse.helpers.errors import InputError, NoSuchPath, RulesError, UsageError
 from bgparse.readers import read_path
 from bgparse.replay import replay
 from bgparse.rules import (

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import bgparse
 from bgparse.cli import app
-from bgparse.errors import BgparseError
+from bgparse.helpers.errors import BgparseError
 from tests.records import SHORT_MATCH
 
 runner = CliRunner()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bgparse.compiled import child_environ, compiled_modules
+from bgparse.helpers.compiled import child_environ, compiled_modules
 
 from .conftest import CORPUS, ROOT, SAMPLES
 from .store.conftest import snapshot
@@ -125,7 +125,7 @@ def test_a_build_older_than_its_source_or_declarations_is_stale(
     declarations the build gave its types), newer than the compiled file."""
     import os
 
-    import bgparse.compiled as compiled
+    import bgparse.helpers.compiled as compiled
 
     built = tmp_path / "game.cpython-311-x86_64-linux-gnu.so"
     built.write_bytes(b"")
@@ -144,7 +144,7 @@ def test_a_build_with_no_source_beside_it_is_stale(
 ) -> None:
     """A checkout's build of a module since moved (bgparse/ingest.py, now a package) is left
     behind by a rebuild: the suite refuses it too, rather than count it as compiled."""
-    import bgparse.compiled as compiled
+    import bgparse.helpers.compiled as compiled
 
     built = tmp_path / "ingest.cpython-311-x86_64-linux-gnu.so"
     built.write_bytes(b"")

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from bgparse.carry import SGF_TAG_PREFIX, game_comments, mat_tag_value, split_mat_tag_value
-from bgparse.events import (
+from bgparse.model.carry import SGF_TAG_PREFIX, game_comments, mat_tag_value, split_mat_tag_value
+from bgparse.model.events import (
     Action,
     Beaver,
     CannotMove,
@@ -31,10 +31,10 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import RecordError
+from bgparse.model.findings import RecordError
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import iter_records, read_path
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
 from bgparse.writers import write_mat, write_sgf
 from tests.conftest import CORPUS, corpus_files
 from tests.test_writers import assert_same

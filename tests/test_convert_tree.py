@@ -11,9 +11,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.events import Win
-from bgparse.generate import generate_match
+from bgparse.model.events import Win
 from bgparse.readers import read_path
+from bgparse.replay.generate import generate_match
 from bgparse.writers import write_mat
 from tests.conftest import SAMPLES
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bgparse.events import (
+from bgparse.model.events import (
     Beaver,
     CannotMove,
     Double,
@@ -22,10 +22,10 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import Severity
+from bgparse.model.findings import Severity
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import read_path
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
 from tests.conftest import SAMPLES
 
 MAT = SAMPLES / "mat"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from bgparse.findings import CODES
+from bgparse.model.findings import CODES
 from bgparse.store.schema import TABLES, row_schema
 from tests.conftest import ROOT
 

@@ -174,9 +174,9 @@ def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
     interrupt."""
     from typer.testing import CliRunner
 
-    import bgparse.query
+    import bgparse.questions.query
     from bgparse.cli import app
-    from bgparse.interrupts import Interrupted
+    from bgparse.helpers.interrupts import Interrupted
 
     class Made:
         def __set_name__(self, owner: type, name: str) -> None:
@@ -185,7 +185,7 @@ def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
     def connect(*args: object, **kwargs: object) -> None:
         type("Manifest", (), {"files": Made()})  # as a class with such a field is made
 
-    monkeypatch.setattr(bgparse.query, "connect", connect)
+    monkeypatch.setattr(bgparse.questions.query, "connect", connect)
     result = CliRunner().invoke(app, ["query", "SELECT 1", "-d", str(dataset)])
     assert (result.exit_code, result.stdout, result.stderr) == (
         128 + signal.SIGTERM,
@@ -201,7 +201,7 @@ def test_a_signal_inside_a_callback_that_loses_exceptions_is_sent_again(
     a lock is collected mid-import) or a finalizer cannot raise there: Python would print the
     exception as a traceback and lose it (seen 0.25 s into `stats`). The handler sends the
     signal again a moment later instead; anywhere else it raises at once."""
-    from bgparse import interrupts
+    from bgparse.helpers import interrupts
 
     sent: list[tuple[int, int]] = []
     monkeypatch.setattr(os, "kill", lambda pid, sig: sent.append((pid, sig)))

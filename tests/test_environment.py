@@ -1,4 +1,4 @@
-"""The environment bgparse's own processes run with (`bgparse.environment`): set where the user
+"""The environment bgparse's own processes run with (`bgparse.helpers.environment`): set where the user
 set nothing, before numpy and Arrow load in the command."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from bgparse import environment
+from bgparse.helpers import environment
 
 NAMES = tuple(environment.PROCESS_ENVIRONMENT)
 

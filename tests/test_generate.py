@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.findings import Severity
-from bgparse.generate import generate_match, generate_matches
+from bgparse.model.findings import Severity
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import iter_records
 from bgparse.replay import replay
+from bgparse.replay.generate import generate_match, generate_matches
 from bgparse.rules import RuleSet
-from bgparse.verified import VerifiedMatch
 from bgparse.writers import write_mat, write_sgf
 from tests.test_writers import assert_same, read_back
 

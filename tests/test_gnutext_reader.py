@@ -19,11 +19,11 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.findings import Severity, SyntaxRecordError
+from bgparse.model.findings import Severity, SyntaxRecordError
+from bgparse.model.verified import VerifiedGame
 from bgparse.readers import iter_records, read_path
 from bgparse.readers.gnutext import move_blocks
 from bgparse.replay import replay
-from bgparse.verified import VerifiedGame
 from tests.conftest import SHARED
 
 GNUBG = Path("/usr/games/gnubg")

@@ -1,4 +1,4 @@
-"""The analysed grammars kept between processes (`bgparse.resources.grammar_cache`): the same
+"""The analysed grammars kept between processes (`bgparse.helpers.resources.grammar_cache`): the same
 findings with and without the cache file, a torn or foreign file ignored and written anew, no
 cache in a folder others may write to."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bgparse import resources
+from bgparse.helpers import resources
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_logs").rglob("*"))

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lark.exceptions import UnexpectedInput
 
-from bgparse.findings import RecordError
-from bgparse.generate import generate_matches
+from bgparse.model.findings import RecordError
 from bgparse.readers import iter_records, mat
+from bgparse.replay.generate import generate_matches
 from bgparse.writers.mat import write_mat
 from tests import fuzzing
 

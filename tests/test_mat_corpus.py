@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bgparse.events import Beaver, CannotMove, Double, Drop, HiddenPlay, Raccoon, Roll, Take
-from bgparse.findings import RecordError, Severity
+from bgparse.model.events import Beaver, CannotMove, Double, Drop, HiddenPlay, Raccoon, Roll, Take
+from bgparse.model.findings import RecordError, Severity
 from bgparse.readers import read_path
 from tests.conftest import CORPUS, corpus_dir, corpus_files, ids, load_truth
 

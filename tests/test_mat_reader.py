@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from bgparse.events import (
+from bgparse.model.events import (
     Beaver,
     CannotMove,
     Comment,
@@ -26,7 +26,7 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import RecordError, Severity
+from bgparse.model.findings import RecordError, Severity
 from bgparse.readers import iter_records, mat
 from bgparse.readers.mat import parse_move_word
 from tests.conftest import corpus_dir

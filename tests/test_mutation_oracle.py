@@ -30,8 +30,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgparse.events import CannotMove, Comment, Loss, Resign, Roll, Win
-from bgparse.findings import Finding, Severity
+from bgparse.model.events import CannotMove, Comment, Loss, Resign, Roll, Win
+from bgparse.model.findings import Finding, Severity
 from bgparse.readers import iter_records
 from bgparse.replay import replay
 from tests.conftest import CORPUS

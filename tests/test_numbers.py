@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.readers import iter_records
 from bgparse.readers.numbers import MAX_NUMBER, find_too_large, read_bounded, read_int
 from bgparse.replay import replay

@@ -1,5 +1,5 @@
 """File names that are not valid UTF-8 or hold a newline: shown and stored in their display form
-(`bgparse.paths`), one line per finding, valid JSON, and the import goes on."""
+(`bgparse.helpers.paths`), one line per finding, valid JSON, and the import goes on."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.paths import display_path, path_from_display
+from bgparse.helpers.paths import display_path, path_from_display
 from tests.records import SHORT_MATCH
 
 runner = CliRunner()

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from bgparse.findings import RecordError
-from bgparse.generate import generate_matches
+from bgparse.model.findings import RecordError
+from bgparse.model.verified import Turn
 from bgparse.readers import iter_records
 from bgparse.replay import match as replay_match
+from bgparse.replay.generate import generate_matches
 from bgparse.replay.match import replay
-from bgparse.verified import Turn
 from bgparse.writers.mat import write_mat
 from tests import fuzzing
 

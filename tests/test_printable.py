@@ -1,4 +1,4 @@
-"""A record's own text shown safely (`bgparse.printable`): a name or a line holding terminal
+"""A record's own text shown safely (`bgparse.helpers.printable`): a name or a line holding terminal
 control sequences reaches the terminal, the tables, the SVG board and the HTML report with
 every control character shown as one visible character, while the dataset, JSON and CSV keep
 the text exactly as the record has it."""
@@ -12,7 +12,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.printable import printable
+from bgparse.helpers.printable import printable
 
 runner = CliRunner()
 

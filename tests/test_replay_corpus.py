@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bgparse.findings import RecordError, Severity
+from bgparse.model.findings import RecordError, Severity
 from bgparse.readers import read_path
 from bgparse.replay import replay
 from bgparse.rules.ids import decode_match_id

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 
-from bgparse.findings import Severity
-from bgparse.generate import GeneratorPolicy, generate_match
+from bgparse.model.findings import Severity
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import iter_records
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
+from bgparse.replay.generate import GeneratorPolicy, generate_match
 from bgparse.writers import write_mat
 
 NO_CUBE = GeneratorPolicy(double_rate=0.0, random_double=0.0, resign_rate=0.0)

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.rules.profiles import PROFILES, profile_overrides
 from bgparse.rules.ruleset import RuleSet
 

@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.rules.cube import LARGEST_CUBE, CubeError, CubeState, PendingDouble
 from bgparse.rules.ids import IdError, decode_xgid
 from bgparse.rules.ruleset import RuleSet

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from bgparse.findings import Severity
+from bgparse.model.findings import Severity
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import read_path
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
 from tests.conftest import corpus_files
 
 TWINS = [

@@ -78,7 +78,7 @@ def test_out_of_memory_while_reading_is_the_files_error(
 def test_out_of_memory_elsewhere_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from bgparse import query
+    from bgparse.questions import query
 
     def exhausted(*args: object, **kwargs: object) -> None:
         raise MemoryError

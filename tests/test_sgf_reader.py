@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from lark import Lark
 
-from bgparse.events import (
+from bgparse.helpers.resources import read_grammar
+from bgparse.model.events import (
     Action,
     Beaver,
     Comment,
@@ -30,10 +31,9 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import RecordError, Severity, SyntaxRecordError
+from bgparse.model.findings import RecordError, Severity, SyntaxRecordError
 from bgparse.readers.sgf import iter_sgf_matches, looks_like_sgf
 from bgparse.replay import replay
-from bgparse.resources import read_grammar
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_logs" / "sgf"

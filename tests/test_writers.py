@@ -13,12 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.findings import RecordError, Severity
-from bgparse.generate import generate_match
+from bgparse.model.findings import RecordError, Severity
+from bgparse.model.verified import VerifiedGame, VerifiedMatch
 from bgparse.readers import iter_records, read_path
 from bgparse.replay import replay
+from bgparse.replay.generate import generate_match
 from bgparse.rules import Position
-from bgparse.verified import VerifiedGame, VerifiedMatch
 from bgparse.writers import MatStyle, write_mat, write_sgf
 from bgparse.writers.sgf import sgf_point
 from tests.conftest import CORPUS, corpus_files

@@ -17,11 +17,11 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.findings import Severity, SyntaxRecordError
+from bgparse.model.findings import Severity, SyntaxRecordError
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import iter_records, read_path
 from bgparse.readers.xg import RECORD_SIZE, unpack_archive
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
 from tests.conftest import CORPUS, corpus_dir, corpus_files
 from tests.test_sgf_mat_twins import summary
 
@@ -446,7 +446,7 @@ def test_import_of_xg_mat_and_sgf_copies_stores_the_match_once(tmp_path: Path) -
     result = CliRunner().invoke(app, ["import", str(folder), "-d", str(data), "-w", "1"])
     assert result.exit_code == 0, result.output
     assert "3 inputs: 1 imported, 2 duplicate, 0 quarantined" in result.output
-    from bgparse.query import connect, run
+    from bgparse.questions.query import connect, run
 
     con = connect(data)
     rows = run(con, "SELECT status, count(*) AS n FROM imports GROUP BY status").to_pylist()

@@ -19,10 +19,10 @@ from bgparse.analysis.model import (
     cube_decision,
     take_decision,
 )
-from bgparse.findings import Finding
+from bgparse.model.findings import Finding
+from bgparse.model.verified import Turn, VerifiedMatch
+from bgparse.replay.turns import play_info
 from bgparse.rules import LegalPlays, Position, PositionError, legal_plays
-from bgparse.turns import play_info
-from bgparse.verified import Turn, VerifiedMatch
 
 __all__ = ["ENGINES", "attach"]
 

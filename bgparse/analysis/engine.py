@@ -34,7 +34,7 @@ from typing import Any, Final
 from bgsage import batch as _bgsage_batch
 from bgsage import weights as _bgsage_weights
 
-from bgparse.errors import BgparseError, RulesError, UsageError
+from bgparse.helpers.errors import BgparseError, RulesError, UsageError
 from bgparse.rules import DiceError, Play, Position, legal_plays
 
 __all__ = [

@@ -27,9 +27,9 @@ from typing import Any, Literal
 from bgparse.analysis.engine import Engine
 from bgparse.analyze import worker
 from bgparse.analyze.worker import MatchTurns, TurnRow, UnitAnalysis
-from bgparse.errors import DatasetError
-from bgparse.interrupts import Interrupted, received
-from bgparse.paths import display_path
+from bgparse.helpers.errors import DatasetError
+from bgparse.helpers.interrupts import Interrupted, received
+from bgparse.helpers.paths import display_path
 from bgparse.pipeline import Close, Runner, closing, once, open_executor, pool
 from bgparse.store.dataset import Dataset
 from bgparse.store.rows import Columns
@@ -183,7 +183,7 @@ def run_analyze(
 ) -> AnalyzeSummary:
     """Analyse with the engine every stored match not yet analysed at `options.level`, as one
     atomic commit of their `decisions` and `analyses` rows."""
-    from bgparse.query import connect
+    from bgparse.questions.query import connect
 
     opts = options or AnalyzeOptions()
     engine = Engine.open(opts.level)  # a level that does not exist fails before anything

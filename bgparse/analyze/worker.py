@@ -18,11 +18,11 @@ import pyarrow as pa
 
 from bgparse.analysis.engine import CheckerEval, CubeEval, CubeInfo, Engine
 from bgparse.analysis.model import Decision, cube_decision, take_decision
-from bgparse.errors import BgparseError
+from bgparse.helpers.errors import BgparseError
 from bgparse.pipeline import pool
+from bgparse.replay.turns import play_info
 from bgparse.rules import Position, PositionError
 from bgparse.store.rows import Columns, decision_row
-from bgparse.turns import play_info
 
 __all__ = ["SOURCE", "MatchTurns", "TurnRow", "UnitAnalysis", "analyse_unit"]
 

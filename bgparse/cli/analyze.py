@@ -16,8 +16,8 @@ from rich.console import Console
 
 from bgparse.cli.data import _DEFAULT_DATA, DataOption
 from bgparse.cli.workers import ExecutorName, SchedulerOption, WorkersOption, usable_executor
-from bgparse.paths import display_path
-from bgparse.printable import printable
+from bgparse.helpers.paths import display_path
+from bgparse.helpers.printable import printable
 from bgparse.rules.wording import plural
 
 __all__ = ["register"]

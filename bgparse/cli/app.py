@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from bgparse import interrupts
 from bgparse.cli.base import (
     Boundary,
     RecordFormat,
@@ -25,8 +24,11 @@ from bgparse.cli.base import (
     validation_summary,
 )
 from bgparse.cli.out import output_format, redirect_stdout_to
-from bgparse.errors import UsageError
-from bgparse.events import (
+from bgparse.helpers import interrupts
+from bgparse.helpers.errors import UsageError
+from bgparse.helpers.paths import display_path
+from bgparse.helpers.printable import printable
+from bgparse.model.events import (
     Action,
     Beaver,
     CannotMove,
@@ -44,9 +46,7 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import RecordError, Severity, format_finding
-from bgparse.paths import display_path
-from bgparse.printable import printable
+from bgparse.model.findings import RecordError, Severity, format_finding
 from bgparse.rules.wording import plural
 from bgparse.version import __version__
 
@@ -68,7 +68,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        from bgparse.compiled import build_info
+        from bgparse.helpers.compiled import build_info
 
         typer.echo(f"bgparse {__version__} ({build_info()})")
         raise typer.Exit(0)
@@ -509,7 +509,7 @@ def _print_verified(m: Any, source: SourceLines, *, strict: bool, quiet: bool) -
 
 def main() -> None:
     """Console entry point: Ctrl-C and SIGTERM stop a command with one line and exit 130 or
-    143 (`bgparse.interrupts`); every other error is worded by the boundary
+    143 (`bgparse.helpers.interrupts`); every other error is worded by the boundary
     (`bgparse.cli.base.Boundary`)."""
     interrupts.install()
     try:

@@ -20,10 +20,10 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from bgparse import interrupts
-from bgparse.errors import BgparseError, UsageError
-from bgparse.findings import Finding, RecordError, SyntaxRecordError
-from bgparse.paths import display_path
+from bgparse.helpers import interrupts
+from bgparse.helpers.errors import BgparseError, UsageError
+from bgparse.helpers.paths import display_path
+from bgparse.model.findings import Finding, RecordError, SyntaxRecordError
 
 __all__ = [
     "BoardFormat",

@@ -22,9 +22,9 @@ from typing import Annotated
 import typer
 
 from bgparse.cli.base import RulesOption, WriteFormat, echo_error, input_blobs, rule_profile
-from bgparse.errors import OutputError, UsageError
-from bgparse.outfiles import atomic_output
-from bgparse.paths import display_path
+from bgparse.helpers.errors import OutputError, UsageError
+from bgparse.helpers.outfiles import atomic_output
+from bgparse.helpers.paths import display_path
 from bgparse.rules.wording import plural
 
 __all__ = ["register"]
@@ -73,8 +73,8 @@ _COMPRESSED = re.compile(r"\.(?:gz|gzip|z|bz2|bzip2|xz|lzma)$", re.IGNORECASE)
 
 
 def _parts(shown: str) -> list[str]:
-    """A display name's path parts, as the file system spells them (`bgparse.paths`)."""
-    from bgparse.paths import path_from_display
+    """A display name's path parts, as the file system spells them (`bgparse.helpers.paths`)."""
+    from bgparse.helpers.paths import path_from_display
 
     return [p for p in path_from_display(shown).replace("\\", "/").split("/") if p]
 
@@ -84,7 +84,7 @@ def _relative(top: str, label: str, archive: str | None) -> list[str]:
     whose stem names the file: the input's path below the folder `top` named (its own name
     alone for a file or archive named itself); an archive's members below a folder of the
     archive's name, except a compressed file's one member, which stands for the file."""
-    from bgparse.paths import display_path
+    from bgparse.helpers.paths import display_path
 
     shown_top = display_path(top)
     folder = os.path.isdir(top)
@@ -130,8 +130,8 @@ def convert(
     replay scores otherwise is written as the record says it, and reported; --repair writes the
     verified one. Exit 0: all converted; 1: some file was not (it exists, or writing failed);
     2: usage error or unreadable input."""
-    from bgparse.carry import game_comments, recorded_results
-    from bgparse.findings import RecordError
+    from bgparse.model.carry import game_comments, recorded_results
+    from bgparse.model.findings import RecordError
     from bgparse.readers import iter_records
     from bgparse.replay import replay
     from bgparse.store.inputs import check_paths
@@ -244,7 +244,7 @@ def generate(
         raise UsageError(f"--matches must be 1 or more, not {matches}")
     if not money and not 1 <= length <= 64:
         raise UsageError(f"--length must be 1 to 64, not {length}")
-    from bgparse.generate import generate_matches
+    from bgparse.replay.generate import generate_matches
     from bgparse.writers import write_mat, write_sgf
 
     folder = _out_dir(out)

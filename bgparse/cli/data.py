@@ -26,11 +26,11 @@ from rich.console import Console
 
 from bgparse.cli.base import OutputFormat, RulesOption, echo_error, rule_profile
 from bgparse.cli.workers import ExecutorName, SchedulerOption, WorkersOption, usable_executor
-from bgparse.errors import UsageError
-from bgparse.paths import display_path
-from bgparse.printable import printable
+from bgparse.helpers.errors import UsageError
+from bgparse.helpers.paths import display_path
+from bgparse.helpers.printable import printable
+from bgparse.questions.stats import STATISTICS, Statistic
 from bgparse.rules.wording import plural
-from bgparse.stats import STATISTICS, Statistic
 
 if TYPE_CHECKING:
     from bgparse.ingest import ImportSummary, InputOutcome
@@ -251,7 +251,7 @@ class _Report:
             self.error = exc
 
     def write(self) -> None:
-        from bgparse.outfiles import atomic_output
+        from bgparse.helpers.outfiles import atomic_output
 
         if self.error is None:
             self.spool.seek(0)
@@ -300,7 +300,7 @@ def compact_command(data: DataOption = _DEFAULT_DATA) -> None:
     """Merge the dataset's small files: every partition (and the ledger) that several imports
     wrote to becomes as few files as the file size allows. The rows stay the same; queries
     open fewer files. Refused while an import runs."""
-    from bgparse.errors import DatasetError
+    from bgparse.helpers.errors import DatasetError
     from bgparse.ingest import bgparse_version
     from bgparse.store.dataset import Dataset
 
@@ -325,7 +325,7 @@ def check_command(data: DataOption = _DEFAULT_DATA) -> None:
     SHA-256 and reads back whole with its table's schema; every other file in the folder is
     named. Exit 0: clean; 1: damaged (each bad part named); 2: no dataset or it is locked.
     Writes nothing."""
-    from bgparse.errors import DatasetError
+    from bgparse.helpers.errors import DatasetError
     from bgparse.store.dataset import Dataset
 
     ds = Dataset(data)
@@ -389,8 +389,8 @@ def query_command(
 ) -> None:
     """Run SQL over the dataset: views matches, games, turns, cube_actions, findings, imports,
     and the bg_* macros of pipelines/ (see 'bgparse stats --list')."""
-    from bgparse.checks import utf8_text
-    from bgparse.query import connect, print_result, run
+    from bgparse.helpers.checks import utf8_text
+    from bgparse.questions.query import connect, print_result, run
 
     # DuckDB takes text as UTF-8 only: bytes of another encoding in argv are refused here.
     utf8_text("SQL", sql)
@@ -430,7 +430,7 @@ _SubDataOption = Annotated[
 def _print_notes(con: Any, filters: Any, name: str | None) -> None:
     """What the filters left out that the table cannot say, one line each on stderr; and a
     `player --name` that is no stored player, noted as --player is."""
-    from bgparse.filter_notes import filter_notes, name_note
+    from bgparse.questions.filter_notes import filter_notes, name_note
 
     notes: list[str | None] = list(filter_notes(con, filters))
     if filters.player is None and name:
@@ -443,7 +443,7 @@ def _print_notes(con: Any, filters: Any, name: str | None) -> None:
 def _stats_command(stat: Statistic) -> Any:
     def command(ctx: typer.Context, **values: Any) -> None:
         from bgparse.cli.filters import filters_from
-        from bgparse.query import connect, print_result
+        from bgparse.questions.query import connect, print_result
 
         # --data after the name wins over --data before it (or $BGPARSE_DATA).
         data = values.pop("data") or (ctx.obj or {}).get("data") or _DEFAULT_DATA

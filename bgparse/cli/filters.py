@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from bgparse.checks import checked_int, utf8_text
-from bgparse.filters import Filters
+from bgparse.helpers.checks import checked_int, utf8_text
+from bgparse.questions.filters import Filters
 
 __all__ = ["FILTER_NAMES", "filter_parameters", "filters_from"]
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from bgparse.errors import OutputError, UsageError
-from bgparse.paths import display_path
+from bgparse.helpers.errors import OutputError, UsageError
+from bgparse.helpers.paths import display_path
 
 __all__ = ["SUFFIX_FORMATS", "output_format", "redirect_stdout_to"]
 
@@ -78,7 +78,7 @@ def _cannot_write(target: Path, exc: OSError) -> OutputError:
 
 @contextlib.contextmanager
 def _binary(target: Path) -> Iterator[IO[bytes]]:
-    from bgparse.outfiles import atomic_output
+    from bgparse.helpers.outfiles import atomic_output
 
     if target.is_symlink() or (target.exists() and not target.is_file()):
         # A device, a FIFO, /dev/stdout: written through, never renamed over.

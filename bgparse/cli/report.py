@@ -12,9 +12,9 @@ import typer
 
 from bgparse.cli.base import BoardFormat, validation_summary
 from bgparse.cli.out import output_format
-from bgparse.errors import OutputError
-from bgparse.findings import RecordError
-from bgparse.paths import display_path
+from bgparse.helpers.errors import OutputError
+from bgparse.helpers.paths import display_path
+from bgparse.model.findings import RecordError
 
 __all__ = ["register"]
 
@@ -25,7 +25,7 @@ def _write(text: str, out: Path | None) -> None:
     if out is None:
         sys.stdout.write(text)
         return
-    from bgparse.outfiles import atomic_output
+    from bgparse.helpers.outfiles import atomic_output
 
     try:
         if out.is_symlink() or (out.exists() and not out.is_file()):
@@ -136,7 +136,7 @@ def report_command(**values: Any) -> None:
     """Write the analysis report: one self-contained HTML page with a chart and a table for
     each statistic of the dataset (narrowed by the filters)."""
     from bgparse.cli.filters import filters_from
-    from bgparse.query import connect
+    from bgparse.questions.query import connect
     from bgparse.render.analysis import analysis_report
 
     out: Path = values.pop("out")
@@ -144,7 +144,7 @@ def report_command(**values: Any) -> None:
     data: Path = values.pop("data")
     title: str | None = values.pop("title")
     chosen = filters_from(values)
-    from bgparse.filter_notes import filter_notes
+    from bgparse.questions.filter_notes import filter_notes
 
     con = connect(data, chosen)
     for note in filter_notes(con, chosen):

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from bgparse.cli.base import echo_error
-from bgparse.errors import UsageError
+from bgparse.helpers.errors import UsageError
 from bgparse.rules.wording import plural
 
 __all__ = ["ExecutorName", "SchedulerOption", "WorkersOption", "usable_executor"]

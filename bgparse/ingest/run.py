@@ -18,7 +18,9 @@ from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any
 
-from bgparse.errors import NoSuchPath
+from bgparse.helpers.errors import NoSuchPath
+from bgparse.helpers.interrupts import Interrupted, received
+from bgparse.helpers.paths import display_path
 from bgparse.ingest import worker
 from bgparse.ingest.duplicates import GIVEN_TWICE, _place, quarantined_copy, same_content
 from bgparse.ingest.importer import _Importer, _Meta, _new_import_id
@@ -32,8 +34,6 @@ from bgparse.ingest.worker import (
     bgparse_version,
     verify_file,
 )
-from bgparse.interrupts import Interrupted, received
-from bgparse.paths import display_path
 from bgparse.pipeline import (
     Close,
     Runner,
@@ -138,7 +138,8 @@ def run_import(
                 importer.finish()
                 if (signum := received()) is not None:
                     # A stop signal came, and its exception was swallowed on the way (C code
-                    # can: see bgparse.interrupts): it still stops the import before its commit.
+                    # can: see bgparse.helpers.interrupts): it still stops the import before
+                    # its commit.
                     raise Interrupted(signum)
                 summary.committed = tx.commit() is not None
             except BaseException:

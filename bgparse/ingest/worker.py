@@ -19,7 +19,8 @@ from typing import Any, Literal
 import pyarrow as pa
 import pyarrow.ipc
 
-from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.model.findings import Finding, Severity, SyntaxRecordError
+from bgparse.model.verified import VerifiedMatch
 from bgparse.pipeline import pool
 from bgparse.store.parts import (
     Part,
@@ -35,7 +36,6 @@ from bgparse.store.rows import (
     match_uid,
 )
 from bgparse.store.schema import TABLES
-from bgparse.verified import VerifiedMatch
 
 __all__ = [
     "FileResult",

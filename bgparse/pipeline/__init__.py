@@ -24,7 +24,7 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from types import TracebackType
 from typing import Any, Generic, Literal, TypeVar
 
-from bgparse.interrupts import deferred
+from bgparse.helpers.interrupts import deferred
 from bgparse.pipeline.inline import Inline
 from bgparse.pipeline.pool import Close, open_pool
 from bgparse.store.parts import PartTarget

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, Future
 from typing import Any, TypeVar
 
-from bgparse.errors import BgparseError, ClusterError
+from bgparse.helpers.errors import BgparseError, ClusterError
 from bgparse.store.parts import PartTarget, SharedStorageError, check_staging
 
 __all__ = [

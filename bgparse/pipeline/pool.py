@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 
-from bgparse.environment import defaults_set
-from bgparse.interrupts import deferred
+from bgparse.helpers.environment import defaults_set
+from bgparse.helpers.interrupts import deferred
 
 __all__ = ["Close", "open_pool", "unit_garbage"]
 
@@ -143,7 +143,7 @@ def _start_forkserver(preload: Sequence[str] = ()) -> None:
     # The server loads what a worker runs once, before it forks them (besides the main module,
     # which it loads by default): each worker starts with it loaded rather than loading it.
     try:
-        with defaults_set():  # the workers' environment (bgparse.environment)
+        with defaults_set():  # the workers' environment (bgparse.helpers.environment)
             multiprocessing.set_forkserver_preload(["__main__", *preload])
             forkserver.ensure_running()
     finally:

@@ -8,8 +8,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from bgparse.events import MatchRecord
-from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.model.events import MatchRecord
+from bgparse.model.findings import Finding, SyntaxRecordError
 from bgparse.readers.decode import (
     MAX_LINE,
     DecodedText,
@@ -255,14 +255,14 @@ def read_path(path: str | os.PathLike[str]) -> list[MatchRecord]:
     (`bgparse.store.inputs.iter_inputs`): a file, a compressed file (`.gz`, `.bz2`, `.xz`), a
     folder (searched recursively in sorted order, every file in it whatever its name) or a
     `.zip`/`.tar`/`.tar.gz` archive (every member, never unpacked). Each record is labelled as
-    `validate` names its file: the display form of its name (`bgparse.paths`), a member as
+    `validate` names its file: the display form of its name (`bgparse.helpers.paths`), a member as
     `archive!member`.
 
-    Raises `bgparse.errors.NoSuchPath` (a UsageError) for a path that does not exist and
+    Raises `bgparse.helpers.errors.NoSuchPath` (a UsageError) for a path that does not exist and
     UsageError for a folder with no file in it; `InputError` naming the input and why for one
     that is not read (a PDF, a FIFO, a symbolic link to a folder, a damaged archive); the
     `RecordError` of a file that holds no readable match record."""
-    from bgparse.errors import InputError
+    from bgparse.helpers.errors import InputError
     from bgparse.store.inputs import Archive, InputFile, Limits, Rejected, check_paths, iter_inputs
 
     check_paths([path])

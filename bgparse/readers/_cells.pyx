@@ -26,9 +26,9 @@ from cpython.unicode cimport (
     PyUnicode_Substring,
 )
 
-from bgparse._slots cimport slot_fill, slot_offset
+from bgparse.helpers._slots cimport slot_fill, slot_offset
 
-from bgparse.events import Roll, Span
+from bgparse.model.events import Roll, Span
 
 #: The group numbers of mat.py's cell regex this reads cells as.
 GROUPS = {"ROLL": 1, "ROWNO": 2, "END": 3}

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bgparse.analysis.model import CubeNote, Note
-from bgparse.events import (
+from bgparse.model.events import (
     Action,
     Beaver,
     CannotMove,
@@ -41,7 +41,7 @@ from bgparse.events import (
     Win,
     make_roll,
 )
-from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.model.findings import Finding, SyntaxRecordError
 from bgparse.readers.gnutext_analysis import Block, read_block
 from bgparse.readers.mat import MAX_MATCH_LENGTH, parse_move_word
 from bgparse.readers.numbers import MAX_NUMBER, read_bounded

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 
 from bgparse.analysis.met import emg_between, mwc_bounds
 from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note, Probs
-from bgparse.findings import Finding
+from bgparse.model.findings import Finding
 from bgparse.rules.ids import decode_match_id
 
 __all__ = ["Block", "read_block"]

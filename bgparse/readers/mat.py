@@ -21,7 +21,8 @@ from typing import Any, NamedTuple, cast
 from lark import Lark, Token, Transformer
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
-from bgparse.events import (
+from bgparse.helpers.resources import cached_lark
+from bgparse.model.events import (
     GENERATED,
     GENERATOR,
     Action,
@@ -46,7 +47,7 @@ from bgparse.events import (
     Win,
     make_roll,
 )
-from bgparse.findings import Finding
+from bgparse.model.findings import Finding
 from bgparse.readers.boards import snowie_board, xg_set_pos
 from bgparse.readers.numbers import (
     MAX_NUMBER,
@@ -56,7 +57,6 @@ from bgparse.readers.numbers import (
     read_int,
     too_large_message,
 )
-from bgparse.resources import cached_lark
 from bgparse.rules.wording import plural
 
 __all__ = [

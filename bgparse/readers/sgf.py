@@ -31,7 +31,7 @@ How the record is filled:
   file has (the replay decides whether it won the match).
 * tags: every root property of the match's first tree except analysis and `GS`, in file
   order, values unescaped and several joined with `][` (`MI` gives `length:7][game:0][ws:0]`).
-  bgparse's own `XT` (a `.mat` file's header tags, `bgparse.carry`) gives one tag `XT:Key` per
+  bgparse's own `XT` (a `.mat` file's header tags, `bgparse.model.carry`) gives one tag `XT:Key` per
   value, and the match information is read from those tags as the `.mat` reader reads them.
 * bgparse's own `XW` on a `PL`/`DI` node is a `HiddenPlay` with that text (`???`); its `XR`
   beside `RE` gives the `Win` the points the record wrote (RE then says what the resignation
@@ -86,8 +86,9 @@ from lark.parsers.lalr_interactive_parser import InteractiveParser
 
 from bgparse.analysis.met import match_equity, mwc_to_emg
 from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note
-from bgparse.carry import MAT_TAG_PREFIX, MAT_TAGS, RESULT, WRITTEN, split_mat_tag_value
-from bgparse.events import (
+from bgparse.helpers.resources import cached_lark
+from bgparse.model.carry import MAT_TAG_PREFIX, MAT_TAGS, RESULT, WRITTEN, split_mat_tag_value
+from bgparse.model.events import (
     GENERATED,
     GENERATOR,
     Action,
@@ -107,7 +108,7 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.model.findings import Finding, Severity, SyntaxRecordError
 from bgparse.readers.decode import decode_bytes, looks_binary
 from bgparse.readers.mat import info_from_tags
 from bgparse.readers.numbers import (
@@ -117,7 +118,6 @@ from bgparse.readers.numbers import (
     read_int,
     too_large_message,
 )
-from bgparse.resources import cached_lark
 
 __all__ = ["MAX_SGF_BYTES", "iter_sgf_matches", "looks_like_sgf"]
 

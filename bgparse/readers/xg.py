@@ -28,8 +28,8 @@ from functools import lru_cache
 from typing import cast
 
 from bgparse.analysis.model import Candidate, CheckerNote, CubeNote, Note, Probs
-from bgparse.errors import InputError
-from bgparse.events import (
+from bgparse.helpers.errors import InputError
+from bgparse.model.events import (
     OFF,
     Action,
     Beaver,
@@ -49,7 +49,7 @@ from bgparse.events import (
     Win,
     make_roll,
 )
-from bgparse.findings import Finding, Severity, SyntaxRecordError
+from bgparse.model.findings import Finding, Severity, SyntaxRecordError
 
 try:
     # ISA-L inflates the same streams about four times as fast as zlib: an .xg file is mostly

@@ -14,12 +14,12 @@ from typing import Any
 import duckdb
 from markupsafe import Markup
 
-from bgparse.filter_notes import filter_notes
-from bgparse.filters import Filters
-from bgparse.query import cell_text, run
+from bgparse.questions.filter_notes import filter_notes
+from bgparse.questions.filters import Filters
+from bgparse.questions.query import cell_text, run
+from bgparse.questions.stats import STATISTICS
 from bgparse.render import charts
 from bgparse.render.html import environment
-from bgparse.stats import STATISTICS
 from bgparse.version import __version__
 
 __all__ = ["ALL_ROWS", "FEW", "SECTIONS", "SHOWN", "Section", "analysis_report", "command_for"]

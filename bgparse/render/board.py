@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from bgparse.printable import printable
+from bgparse.helpers.printable import printable
 from bgparse.rules.position import BAR, OFF, Position
 
 __all__ = ["Board", "CubeOwner", "board_svg"]
@@ -321,7 +321,7 @@ def board_svg(position: Position, board: Board | None = None) -> str:
     than fifteen) are drawn as far as they can be: the picture never raises."""
     b = board or Board()
     # Names and titles come from records: XML allows no control character but tab and line
-    # ends, so they are shown (`bgparse.printable`), or the file would not open.
+    # ends, so they are shown (`bgparse.helpers.printable`), or the file would not open.
     b = replace(
         b,
         names=(printable(b.names[0]), printable(b.names[1])),

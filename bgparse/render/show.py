@@ -8,16 +8,16 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bgparse.errors import UsageError
-from bgparse.findings import Finding, RecordError
-from bgparse.paths import display_path, path_from_display
-from bgparse.printable import printable
+from bgparse.helpers.errors import UsageError
+from bgparse.helpers.paths import display_path, path_from_display
+from bgparse.helpers.printable import printable
+from bgparse.model.findings import Finding, RecordError
+from bgparse.model.verified import Turn
 from bgparse.render.board import Board, CubeOwner, board_svg
 from bgparse.rules.diagram import diagram
 from bgparse.rules.ids import IdError, MatchIdState, decode_match_id, decode_xgid
 from bgparse.rules.plays import legal_plays
 from bgparse.rules.position import Position, PositionError
-from bgparse.verified import Turn
 
 __all__ = [
     "ShowError",
@@ -250,7 +250,7 @@ def _written_rows(lines: list[str], turns: tuple[Turn, ...]) -> list[int | None]
 
 
 def _from_source(label: str, data: bytes, game: int, move: str) -> Shown:
-    from bgparse.carry import game_comments
+    from bgparse.model.carry import game_comments
     from bgparse.readers import iter_records
     from bgparse.readers.decode import decode_bytes
     from bgparse.replay import replay

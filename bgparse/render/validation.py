@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
-from bgparse.findings import CODES, Finding, RecordError, Severity, source_window
-from bgparse.printable import printable
+from bgparse.helpers.printable import printable
+from bgparse.model.findings import CODES, Finding, RecordError, Severity, source_window
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import SourceLines
 from bgparse.render.html import environment
 from bgparse.render.show import ShowError, turn_shown
-from bgparse.verified import VerifiedMatch
 from bgparse.version import __version__
 
 __all__ = ["FileView", "FindingView", "MatchView", "ValidationReport"]
@@ -36,7 +36,7 @@ class FindingView:
     line: int
     column: int
     #: What is shown of the source line: its window around the column, as the text report
-    #: shows it (`bgparse.findings.source_window`), with its control characters shown.
+    #: shows it (`bgparse.model.findings.source_window`), with its control characters shown.
     source_line: str | None
     game: int | None
     board: Markup | None = None

@@ -23,23 +23,23 @@ cdef extern from "Python.h":
     # The allocation a tuple subclass's instance gets (its type's tp_alloc, inherited).
     object _generic_alloc "PyType_GenericAlloc" (PyTypeObject *type, Py_ssize_t nitems)
 
-from bgparse._slots cimport slot_fill, slot_get, slot_offset
+from bgparse.helpers._slots cimport slot_fill, slot_get, slot_offset
 from bgparse.replay.state cimport GameState
 from bgparse.rules.game cimport Game
-from bgparse.turns cimport GameRows
+from bgparse.replay.turns cimport GameRows
 from bgparse.rules._speedups cimport _play_steps, board_summary, match_id_text, play_key
 
-from bgparse.events import Move, Roll, Span
+from bgparse.model.events import Move, Roll, Span
 from bgparse.rules.cube import CubeState
 from bgparse.rules.position import Position
 from bgparse.rules.steps import STEP_TABLE
-from bgparse.turns import _PLAY_INFO, play_info, written_play
-from bgparse.verified import Turn
+from bgparse.replay.turns import _PLAY_INFO, play_info, written_play
+from bgparse.model.verified import Turn
 
 cdef dict _play_infos = _PLAY_INFO
 cdef tuple _steps = STEP_TABLE
 
-# The fields read and filled here, at their offsets (bgparse/_slots.pxd): of a Roll, exactly.
+# The fields read and filled here, at their offsets (bgparse/helpers/_slots.pxd): of a Roll, exactly.
 cdef Py_ssize_t _R_SIDE = slot_offset(Roll, "side")
 cdef Py_ssize_t _R_DICE = slot_offset(Roll, "dice")
 cdef Py_ssize_t _R_MOVES = slot_offset(Roll, "moves")

@@ -8,10 +8,10 @@ no circle (docs/ARCHITECTURE.md).
 
 from __future__ import annotations
 
-from bgparse.events import Game as GameRecord
-from bgparse.events import MatchRecord, Span
-from bgparse.findings import Finding, Severity
-from bgparse.repair import BoardSearch
+from bgparse.model.events import Game as GameRecord
+from bgparse.model.events import MatchRecord, Span
+from bgparse.model.findings import Finding, Severity
+from bgparse.replay.repair import BoardSearch
 from bgparse.replay.state import GameState
 from bgparse.rules.ruleset import RuleSet
 

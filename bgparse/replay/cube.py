@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bgparse.events import Beaver, Double, Drop, Raccoon, Span, Take
+from bgparse.model.events import Beaver, Double, Drop, Raccoon, Span, Take
 from bgparse.rules.game import Verdict
 
 if TYPE_CHECKING:

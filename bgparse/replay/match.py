@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from bgparse.events import (
+from bgparse.model.events import (
     GENERATED,
     Action,
     Beaver,
@@ -38,18 +38,18 @@ from bgparse.events import (
     Take,
     Win,
 )
-from bgparse.events import Game as GameRecord
-from bgparse.findings import Finding
+from bgparse.model.events import Game as GameRecord
+from bgparse.model.findings import Finding
+from bgparse.model.verified import VerifiedGame, VerifiedMatch
 from bgparse.replay import cube, plays, results
 from bgparse.replay.context import ReplayContext
 from bgparse.replay.state import GameState
+from bgparse.replay.turns import GameRows
 from bgparse.rules import PositionError
 from bgparse.rules.game import Game
 from bgparse.rules.match import MatchState
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.wording import plural
-from bgparse.turns import GameRows
-from bgparse.verified import VerifiedGame, VerifiedMatch
 
 __all__ = ["GameState", "Replay", "replay", "rules_for"]
 

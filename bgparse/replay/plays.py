@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from bgparse.events import (
+from bgparse.model.events import (
     Action,
     CannotMove,
     Comment,
@@ -19,11 +19,11 @@ from bgparse.events import (
     Span,
     Win,
 )
-from bgparse.findings import Finding, Severity
-from bgparse.repair import star_slips, without_placeholders
+from bgparse.model.findings import Finding, Severity
+from bgparse.replay.repair import star_slips, without_placeholders
+from bgparse.replay.turns import play_info, written_play
 from bgparse.rules import DiceError, PlayError, PositionError, diagram
 from bgparse.rules.cube import LARGEST_CUBE
-from bgparse.turns import play_info, written_play
 
 if TYPE_CHECKING:
     from bgparse.replay.context import ReplayContext

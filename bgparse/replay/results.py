@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bgparse.events import Loss, Win
-from bgparse.findings import Severity
+from bgparse.model.events import Loss, Win
+from bgparse.model.findings import Severity
 from bgparse.rules.scoring import WinPoints, jacoby_eligible
 from bgparse.rules.wording import plural
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bgparse.replay.turns import GameRows
 from bgparse.rules.game import Game
-from bgparse.turns import GameRows
 
 __all__ = ["GameState"]
 

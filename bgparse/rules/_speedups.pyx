@@ -13,7 +13,7 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
 
 # C declarations only (no Python import: rules/ imports nothing from the rest of bgparse).
-from bgparse._slots cimport slot_get, slot_offset
+from bgparse.helpers._slots cimport slot_get, slot_offset
 
 
 # The sides read lately, as C counts: a game's boards are tuples the play before made
@@ -331,7 +331,7 @@ def play_steps(tuple mover, tuple opponent, int d1, int d2, object moves, tuple 
 
 
 # The class of the written moves last met (the readers' Move) where its fields are plain slots,
-# and their offsets: its fields read in C (bgparse/_slots.pxd), not by name.
+# and their offsets: its fields read in C (bgparse/helpers/_slots.pxd), not by name.
 cdef type _move_cls = None
 cdef type _not_slotted = None
 cdef Py_ssize_t _mv_points = 0, _mv_hits = 0, _mv_count = 0
@@ -435,7 +435,7 @@ cdef object _play_steps(tuple mover, tuple opponent, int d1, int d2, object move
             pstar = m[2] if n == 3 else False
             count = 1
         else:
-            # Only the readers' own shape (bgparse.events.Move): anything else is left to the
+            # Only the readers' own shape (bgparse.model.events.Move): anything else is left to the
             # Python original, whose answer is the same or an error of its own.
             if _slotted_move(type(m)):
                 points = slot_get(m, _mv_points)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from bgparse.errors import RulesError
+from bgparse.helpers.errors import RulesError
 from bgparse.rules.match import holland_restricts
 from bgparse.rules.ruleset import RuleSet
 from bgparse.rules.wording import plural

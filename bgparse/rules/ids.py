@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from bgparse.errors import RulesError
+from bgparse.helpers.errors import RulesError
 from bgparse.rules.position import BAR, Position
 
 __all__ = [

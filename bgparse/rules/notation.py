@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol, runtime_checkable
 
-from bgparse.errors import RulesError
+from bgparse.helpers.errors import RulesError
 from bgparse.rules.position import BAR, OFF
 
 __all__ = [
@@ -45,7 +45,7 @@ class PlayError(RulesError):
 
 @runtime_checkable
 class MoveLike(Protocol):
-    """A written move group as the readers produce it (bgparse.events.Move has this shape):
+    """A written move group as the readers produce it (bgparse.model.events.Move has this shape):
     `points` such as (13, 7, 4) (25 = bar, 0 = off), one hit star flag per point, and the
     repeat count of `(n)`."""
 
@@ -101,7 +101,7 @@ _WORDS: Final = {BAR_WORD: BAR, OFF_WORD: OFF}
 
 @dataclass(frozen=True, slots=True)
 class WrittenMove:
-    """One move group read by parse_play (the same shape as bgparse.events.Move)."""
+    """One move group read by parse_play (the same shape as bgparse.model.events.Move)."""
 
     points: tuple[int, ...]
     hits: tuple[bool, ...]

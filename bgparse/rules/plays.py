@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import Final, NamedTuple
 
-from bgparse.errors import RulesError
+from bgparse.helpers.errors import RulesError
 from bgparse.rules.notation import format_play
 from bgparse.rules.position import BAR, Position, PositionError
 from bgparse.rules.steps import Step, single_step

@@ -16,7 +16,7 @@ from functools import lru_cache
 from operator import mul
 from typing import Any, Final, NamedTuple
 
-from bgparse.errors import RulesError
+from bgparse.helpers.errors import RulesError
 from bgparse.rules.wording import plural
 
 __all__ = [

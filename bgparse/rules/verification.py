@@ -563,7 +563,7 @@ def verify_play(position: Position, dice: Sequence[int], moves: WrittenPlay) -> 
     """Check a play as written against `position` and `dice`.
 
     `moves` is a sequence of written move groups (objects with `points`, `hits`, `count`, as
-    bgparse.events.Move), of (src, dst) or (src, dst, hit) steps, or a notation string. Merged
+    bgparse.model.events.Move), of (src, dst) or (src, dst, hit) steps, or a notation string. Merged
     moves are split against the board (an unmarked intermediate landing means the route that
     does not hit there, a star the one that does), repeat counts expanded, and the written
     order is not binding: the play is legal when some order of its steps is. A play using all

@@ -24,7 +24,7 @@ cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object text)
 
 
-# Fields of a Turn (bgparse.verified.Turn) by position, and the characters written.
+# Fields of a Turn (bgparse.model.verified.Turn) by position, and the characters written.
 cdef enum:
     _SIDE = 2
     _KIND = 3

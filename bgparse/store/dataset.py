@@ -31,8 +31,8 @@ The digests and the checks are `bgparse.store.integrity`'s.
 A file-system failure (a read-only folder, no permission, a full disk, a damaged file) becomes a
 `DatasetIOError` (`bgparse.store.diskio`) naming the path and the cause; a failed or
 interrupted import removes what it wrote (`Transaction.abort`), so the dataset is as it was.
-Stop signals are held while the manifest is replaced (`bgparse.interrupts.deferred`): a commit
-is never cut half way.
+Stop signals are held while the manifest is replaced (`bgparse.helpers.interrupts.deferred`):
+a commit is never cut half way.
 """
 
 from __future__ import annotations
@@ -54,9 +54,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bgparse.errors import DatasetError
-from bgparse.interrupts import Interrupted, deferred
-from bgparse.paths import display_path
+from bgparse.helpers.errors import DatasetError
+from bgparse.helpers.interrupts import Interrupted, deferred
+from bgparse.helpers.paths import display_path
 from bgparse.store.diskio import DatasetIOError, io_errors
 from bgparse.store.integrity import (
     CHECKSUMMED_AT_IMPORT,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from bgparse.errors import DatasetError
-from bgparse.paths import display_path
+from bgparse.helpers.errors import DatasetError
+from bgparse.helpers.paths import display_path
 
 __all__ = ["DatasetIOError", "cause_of", "io_errors"]
 

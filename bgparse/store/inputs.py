@@ -26,8 +26,8 @@ import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
-from bgparse.errors import NoSuchPath, UsageError
-from bgparse.paths import display_path
+from bgparse.helpers.errors import NoSuchPath, UsageError
+from bgparse.helpers.paths import display_path
 from bgparse.store.archives import archive_kind, archive_members, hash_stream, unsafe_member_name
 from bgparse.store.items import Archive, InputFile, InputRef, Item, Limits, Rejected
 
@@ -119,7 +119,7 @@ def iter_inputs(
     `defer`, a plain file (not an archive, within the size limit) is an `InputRef`, not read
     past its first 512 bytes (which tell an archive): its reader reads and hashes it.
 
-    Items are labelled with their names' display form (`bgparse.paths`): the file system's
+    Items are labelled with their names' display form (`bgparse.helpers.paths`): the file system's
     name is used to read, and only the label travels on to reports and the dataset."""
     lim = limits or Limits()
     skip = frozenset(os.path.realpath(p) for p in exclude)

@@ -23,8 +23,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bgparse.errors import DatasetError
-from bgparse.paths import display_path
+from bgparse.helpers.errors import DatasetError
+from bgparse.helpers.paths import display_path
 from bgparse.store.diskio import DatasetIOError, cause_of, io_errors
 from bgparse.store.schema import TABLES, file_schema
 

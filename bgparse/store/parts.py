@@ -35,7 +35,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from bgparse.errors import ClusterError
+from bgparse.helpers.errors import ClusterError
 from bgparse.store.dataset import STAGING_NAME, WriteOptions, partition_dir
 from bgparse.store.integrity import file_digest
 from bgparse.store.schema import TABLES, dictionary_columns, file_schema

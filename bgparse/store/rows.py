@@ -24,11 +24,11 @@ from typing import Any, Final
 import pyarrow as pa
 
 from bgparse.analysis.model import Decision
-from bgparse.errors import InputError
-from bgparse.findings import Finding, Severity, source_window
+from bgparse.helpers.errors import InputError
+from bgparse.model.findings import Finding, Severity, source_window
+from bgparse.model.verified import Turn, VerifiedGame, VerifiedMatch
 from bgparse.rules import Position, PositionError
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
-from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
 
 __all__ = [
     "START_POSITION_ID",

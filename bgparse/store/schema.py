@@ -11,8 +11,8 @@ doubles only; `games.n_doubles` leaves beavers out (they are `n_beavers`); `find
 `in_duplicate` (a duplicate input keeps its own findings); `games.is_post_crawford` is the
 replay's judgement.
 
-Sides are absolute as in `bgparse.verified`: 0 is the left column of a `.mat` score line (GNU's
-player 0, SGF White), 1 the right one; `-1` means "nobody" (a centred cube). Columns named
+Sides are absolute as in `bgparse.model.verified`: 0 is the left column of a `.mat` score line
+(GNU's player 0, SGF White), 1 the right one; `-1` means "nobody" (a centred cube). Columns named
 `*_mover`/`*_opponent` or `*_doubler`/`*_taker` are relative to the action's side instead.
 
 Partitioned tables carry the hive keys `source` (the producer or a label given at import) and

@@ -19,7 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
-from bgparse.carry import DERIVED_ROOT_PROPS, MAT_TAG_FORMATS, MAT_TAG_PREFIX, SGF_TAG_PREFIX
+from bgparse.model.carry import DERIVED_ROOT_PROPS, MAT_TAG_FORMATS, MAT_TAG_PREFIX, SGF_TAG_PREFIX
+from bgparse.model.verified import Turn, VerifiedGame, VerifiedMatch
 from bgparse.rules import (
     IdError,
     Position,
@@ -28,7 +29,6 @@ from bgparse.rules import (
     encode_xgid_board,
     parse_play,
 )
-from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
 
 __all__ = [
     "MatStyle",
@@ -160,7 +160,7 @@ def mat_tags(match: VerifiedMatch) -> list[tuple[str, str]]:
     record's header is read into the same tags), and so an SGF record's that bgparse wrote from
     a `.mat` file (its `XT` property); for any other (SGF, generated), GNU's tags from its match
     information (`derived_mat_tags`); then each SGF root property that none of those says, as
-    the tag `SGF XX` (`bgparse.carry`)."""
+    the tag `SGF XX` (`bgparse.model.carry`)."""
     if match.format in MAT_TAG_FORMATS:
         return list(match.tags)
     carried = [
@@ -374,7 +374,7 @@ def write_mat(
 ) -> str:
     """The match as a `.mat` file in `style` (GNU's export by default). `comments` are the
     record's free-text header comments (`MatchRecord.comments`), written as `; ` lines;
-    `game_comments` the comments inside its games (`bgparse.carry.game_comments`), written as
+    `game_comments` the comments inside its games (`bgparse.model.carry.game_comments`), written as
     `; ` lines after the turn they follow (those after the last turn, after the result)."""
     nl = style.newline
     lead = " " if style.leading_space else ""
@@ -406,7 +406,7 @@ def row_numbers(
     """The row number `write_mat` (GNU's export) gives each turn of the match's game `index`,
     in the order of its turns: a left (side 0) action opens a row, a right one closes it or
     stands on a row of its own. The numbering of a record that writes none (SGF, `.xg`);
-    `notes` are the game's comments (`bgparse.carry.game_comments`), which close a row."""
+    `notes` are the game's comments (`bgparse.model.carry.game_comments`), which close a row."""
     rows = _Rows(MatStyle())
     rows.game(match.games[index], False, str(match.rules.get("variant", "standard")), notes)
     return rows.turn_rows

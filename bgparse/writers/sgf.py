@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bgparse.carry import (
+from bgparse.model.carry import (
     DERIVED_ROOT_PROPS,
     MAT_TAG_FORMATS,
     MAT_TAG_PREFIX,
@@ -24,7 +24,7 @@ from bgparse.carry import (
     WRITTEN,
     mat_tag_value,
 )
-from bgparse.verified import Turn, VerifiedGame, VerifiedMatch
+from bgparse.model.verified import Turn, VerifiedGame, VerifiedMatch
 from bgparse.version import __version__
 from bgparse.writers.mat import Setup, derived_mat_tags, game_setups, turn_steps
 
@@ -60,7 +60,7 @@ def write_sgf(
 ) -> str:
     """The match as a GNU Backgammon SGF collection. `comments` are the record's header
     comments (`MatchRecord.comments`), written as the first game's `GC`; `game_comments` the
-    comments inside its games (`bgparse.carry.game_comments`), each a `C` on the node of the
+    comments inside its games (`bgparse.model.carry.game_comments`), each a `C` on the node of the
     turn it follows (the root node's before the first turn)."""
     notes = game_comments or {}
     trees = [

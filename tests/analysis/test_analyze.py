@@ -3,7 +3,7 @@ roll, double and answer joining the turn it is about, the same rows on every exe
 stopped run that commits nothing, and the command's exact summary and exit codes.
 
 Inputs: the bundled samples (every dialect, dances, beavers and raccoons, an illegal play,
-hidden plays), matches made by `bgparse.generate` (1-point matches and money sessions with
+hidden plays), matches made by `bgparse.replay.generate` (1-point matches and money sessions with
 Jacoby and beavers), and for a variant match, nackgammon and hypergammon made by the same
 generator. Analysing is the engine's work (about 200 decisions a second a core, luck being 21
 rolls' plays a roll), so each dataset is analysed as few times as the tests allow: the
@@ -33,9 +33,9 @@ from typer.testing import CliRunner
 import bgparse.analyze.run as analyze_run
 from bgparse.analyze import AnalyzeOptions, AnalyzeSummary, run_analyze
 from bgparse.cli import app
-from bgparse.generate import generate_match, generate_matches
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
+from bgparse.replay.generate import generate_match, generate_matches
 from bgparse.rules import Position, RuleSet, legal_plays
 from bgparse.writers import write_mat
 

@@ -16,12 +16,12 @@ from bgparse.analysis.engine import (
     CubeInfo,
     Engine,
 )
-from bgparse.errors import RulesError, UsageError
-from bgparse.generate import generate_match
+from bgparse.helpers.errors import RulesError, UsageError
+from bgparse.model.verified import Turn
 from bgparse.readers import iter_records
 from bgparse.replay import replay
+from bgparse.replay.generate import generate_match
 from bgparse.rules import Position, legal_plays
-from bgparse.verified import Turn
 from bgparse.writers import write_sgf
 
 ROLLS = [(a, b) for a in range(1, 7) for b in range(1, a + 1)]

@@ -38,7 +38,7 @@ pytest.importorskip("bgsage")
 
 from bgparse.analyze import AnalyzeOptions, run_analyze
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from tests import gnubg_analysis
 from tests.gnubg_analysis import Analysis
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from bgparse.analysis.model import CheckerNote, CubeNote, Decision
-from bgparse.events import MatchRecord
+from bgparse.model.events import MatchRecord
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import read_path
 from bgparse.readers.sgf import iter_sgf_matches
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
 from tests.conftest import CORPUS
 from tests.gnubg_analysis import (
     Analysis,

@@ -19,11 +19,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from bgparse.analyze import AnalyzeOptions, run_analyze
-from bgparse.filters import Filters
-from bgparse.generate import generate_matches
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect
-from bgparse.stats import get
+from bgparse.questions.filters import Filters
+from bgparse.questions.query import connect
+from bgparse.questions.stats import get
+from bgparse.replay.generate import generate_matches
 from bgparse.store.dataset import Dataset
 from bgparse.writers.mat import write_mat
 from tests.conftest import CORPUS, SAMPLES

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from bgparse.analysis.model import CheckerNote, CubeNote
-from bgparse.findings import SyntaxRecordError
+from bgparse.model.findings import SyntaxRecordError
+from bgparse.model.verified import VerifiedMatch
 from bgparse.readers import iter_records, read_path
 from bgparse.replay import replay
-from bgparse.verified import VerifiedMatch
 from tests.conftest import corpus_dir, corpus_files
 
 pytestmark = pytest.mark.corpus

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.findings import RecordError
+from bgparse.model.findings import RecordError
 from bgparse.readers import read_path
 from bgparse.render.show import ShowError, from_record
 from bgparse.replay import replay

@@ -154,7 +154,7 @@ def test_a_finding_without_its_turn_gets_no_board() -> None:
 
 def test_odd_names_in_the_report_and_its_summary_line(folder: Path, tmp_path: Path) -> None:
     # Issue 11: a name that is not UTF-8 or holds a newline, in the page and in the line
-    # naming the page written, appears in its display form (bgparse.paths).
+    # naming the page written, appears in its display form (bgparse.helpers.paths).
     raw = os.path.join(os.fsencode(tmp_path), b"r\xff\nd.mat")
     with open(raw, "wb") as f:
         f.write((folder / "illegal.mat").read_bytes())
@@ -195,7 +195,7 @@ def test_a_record_of_thousands_of_illegal_plays_makes_a_page_a_browser_opens(
     finding is listed, each with a window of its line around the column (not the whole line
     again: 6,000 copies of a 33 kB line made a 212 MB page) and boards at the first
     BOARDS_PER_MATCH findings only, the rest said in a note."""
-    from bgparse.findings import SOURCE_WINDOW
+    from bgparse.model.findings import SOURCE_WINDOW
     from bgparse.render.validation import BOARDS_PER_MATCH
 
     rolls = 1500

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bgparse.events import Move
+from bgparse.model.events import Move
 from bgparse.rules import (
     REASONS,
     DiceError,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bgparse.events import Move
+from bgparse.model.events import Move
 from bgparse.rules import Position, legal_plays, verify_play
 from bgparse.rules.plays import _generate, _generate_general
 from bgparse.rules.steps import STEP_REASONS, Step, single_step

@@ -12,7 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgparse.events import Move
+from bgparse.model.events import Move
+from bgparse.replay.turns import match_id_python, play_info, play_key_python
 from bgparse.rules.ids import MatchIdState as IdState
 from bgparse.rules.ids import encode_match_id
 from bgparse.rules.plays import legal_plays
@@ -24,7 +25,6 @@ from bgparse.rules.verification import (
     _verify_fast_c,
     _verify_fast_python,
 )
-from bgparse.turns import match_id_python, play_info, play_key_python
 
 from .test_properties import positions
 

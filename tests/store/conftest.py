@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.store.schema import TABLES
 
 from .factories import (

@@ -9,11 +9,11 @@ import multiprocessing
 import os
 from typing import Any
 
-from bgparse.events import MatchInfo
-from bgparse.findings import Finding, SyntaxRecordError
+from bgparse.model.events import MatchInfo
+from bgparse.model.findings import Finding, SyntaxRecordError
+from bgparse.model.verified import CubeAction, ResolvedStep, Turn, VerifiedGame, VerifiedMatch
 from bgparse.rules import MatchState, Position, RuleSet
 from bgparse.rules.game import Game
-from bgparse.verified import CubeAction, ResolvedStep, Turn, VerifiedGame, VerifiedMatch
 
 START = "4HPwATDgc/ABMA"
 Spec = dict[str, Any]

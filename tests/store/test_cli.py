@@ -13,7 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from bgparse.cli import app as bgparse_app
-from bgparse.stats import STATISTICS
+from bgparse.questions.stats import STATISTICS
 from bgparse.store.dataset import Dataset
 
 TINY_MAT = (

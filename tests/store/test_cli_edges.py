@@ -16,8 +16,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
+from bgparse.questions.stats import STATISTICS, OptionError
 from bgparse.rules.wording import plural
-from bgparse.stats import STATISTICS, OptionError
 from tests.records import SHORT_MATCH
 
 runner = CliRunner()

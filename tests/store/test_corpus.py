@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.ingest import ImportOptions, ImportSummary, run_import, verify_file
-from bgparse.query import connect, run
-from bgparse.stats import STATISTICS
+from bgparse.questions.query import connect, run
+from bgparse.questions.stats import STATISTICS
 from bgparse.store.dataset import Dataset
 
 from .conftest import snapshot

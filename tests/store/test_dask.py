@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from bgparse.ingest import ImportOptions, ImportProgress, ImportSummary, run_import
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.store.dataset import Dataset
 from bgparse.store.parts import (
     PART_SUFFIX,

@@ -24,9 +24,9 @@ from bgparse.ingest import (
     run_import,
     verify_file,
 )
-from bgparse.query import connect, run
+from bgparse.model.verified import VerifiedMatch
+from bgparse.questions.query import connect, run
 from bgparse.store.dataset import Dataset
-from bgparse.verified import VerifiedMatch
 
 from ..conftest import CORPUS
 from .conftest import snapshot

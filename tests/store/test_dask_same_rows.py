@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from bgparse.ingest import ImportOptions, ImportSummary, run_import
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 
 from ..conftest import CORPUS
 from .conftest import snapshot

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.filter_notes import folded, near_names
 from bgparse.ingest import ImportOptions, run_import
+from bgparse.questions.filter_notes import folded, near_names
 
 from .conftest import hand_matches, write_inputs
 from .factories import fake_verify, game, match, roll

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.filters import Filters
-from bgparse.query import connect, run
-from bgparse.stats import STATISTICS
+from bgparse.questions.filters import Filters
+from bgparse.questions.query import connect, run
+from bgparse.questions.stats import STATISTICS
 
 from .conftest import hand_matches, write_inputs
 from .factories import game, match, roll

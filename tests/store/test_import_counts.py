@@ -19,7 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from tests.records import SHORT_MATCH
 
 runner = CliRunner()

@@ -146,7 +146,7 @@ def test_a_report_that_cannot_be_written_exits_2_and_the_import_stands(
     def full(target: Path) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr("bgparse.outfiles.atomic_output", full)
+    monkeypatch.setattr("bgparse.helpers.outfiles.atomic_output", full)
     _write(tmp_path, "a.mat", LEGAL, "Ann")
     report = tmp_path / "r.jsonl"
     data = tmp_path / "d"

@@ -21,7 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bgparse import ingest
-from bgparse.errors import NoSuchPath
+from bgparse.helpers.errors import NoSuchPath
 from bgparse.ingest import (
     FileTask,
     ImportContext,
@@ -31,7 +31,7 @@ from bgparse.ingest import (
     process_file,
     run_import,
 )
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.rules import Position
 from bgparse.store.dataset import Dataset, DatasetLocked
 from bgparse.store.schema import SCHEMA_VERSION, TABLES
@@ -826,7 +826,7 @@ if __name__ == "__main__":
 def test_pool_workers_start_with_bgparse_environment_unless_set(
     tmp_path: Path, given: str | None, printed: str
 ) -> None:
-    """The fork server, and so each worker, starts with `bgparse.environment`'s variables
+    """The fork server, and so each worker, starts with `bgparse.helpers.environment`'s variables
     (OPENBLAS_NUM_THREADS=1, Arrow's system allocator) where the user set nothing; the
     importing process's own environment is left as it was."""
     import multiprocessing

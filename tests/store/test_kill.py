@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect
+from bgparse.questions.query import connect
 
 from .conftest import group_alive, group_ends, hand_matches, snapshot, write_inputs
 from .factories import encode, fake_verify, game, match, roll

@@ -13,12 +13,12 @@ from rich.cells import cell_len
 from rich.console import Console
 from typer.testing import CliRunner
 
-from bgparse import query
 from bgparse.cli import app
 from bgparse.cli import data as cli_data
-from bgparse.generate import generate_matches
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import _print_table, connect, run, stream_table
+from bgparse.questions import query
+from bgparse.questions.query import _print_table, connect, run, stream_table
+from bgparse.replay.generate import generate_matches
 from bgparse.writers.mat import write_mat
 
 runner = CliRunner()

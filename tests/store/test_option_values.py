@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bgparse.checks import OptionError, checked_int, utf8_text
 from bgparse.cli import app
+from bgparse.helpers.checks import OptionError, checked_int, utf8_text
 
 runner = CliRunner()
 

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from bgparse.ingest import FileTask, ImportContext, unit_batches
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.store.dataset import Dataset, WriteOptions
 from bgparse.store.parts import (
     PART_SUFFIX,

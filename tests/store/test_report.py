@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
+from bgparse.questions.stats import STATISTICS
 from bgparse.render.analysis import SECTIONS
-from bgparse.stats import STATISTICS
 
 runner = CliRunner()
 
@@ -64,7 +64,7 @@ def page(hand_dataset: Path, tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def test_every_statistic_has_its_table_with_its_own_columns(hand_dataset: Path, page: str) -> None:
-    from bgparse.query import connect
+    from bgparse.questions.query import connect
 
     parser = Sections()
     parser.feed(page)

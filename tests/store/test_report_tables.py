@@ -12,11 +12,11 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.filters import Filters
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect
+from bgparse.questions.filters import Filters
+from bgparse.questions.query import connect
+from bgparse.questions.stats import STATISTICS
 from bgparse.render import analysis, charts
-from bgparse.stats import STATISTICS
 
 from .conftest import write_inputs
 from .factories import double, drop, fake_verify, game, match, roll, take

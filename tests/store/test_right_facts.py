@@ -8,11 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from bgparse.generate import generate_match
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, run
+from bgparse.questions.query import connect, run
 from bgparse.readers import iter_records
 from bgparse.replay import replay
+from bgparse.replay.generate import generate_match
 from bgparse.rules import RuleSet
 from bgparse.writers.mat import write_mat
 
@@ -198,7 +198,7 @@ ONE_POINT = """\
 
 
 def stat(data: Path, name: str, **values: Any) -> list[dict[str, Any]]:
-    from bgparse.stats import get
+    from bgparse.questions.stats import get
 
     return get(name).run(connect(data), values).to_pylist()
 

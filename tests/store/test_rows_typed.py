@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bgparse.findings import RecordError
+from bgparse.model.findings import RecordError
+from bgparse.model.verified import Turn
 from bgparse.readers import iter_records
 from bgparse.replay import replay
 from bgparse.store import rows
 from bgparse.store.schema import TURNS
-from bgparse.verified import Turn
 
 from ..conftest import corpus_dir
 

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect
+from bgparse.questions.query import connect
 
 from ..conftest import SAMPLES, corpus_dir
 from .conftest import files, group_alive, group_ends, snapshot
@@ -320,7 +320,7 @@ def test_a_signal_stops_a_long_query(
     samples: tuple[Path, dict[str, list[tuple]]], sig: int, group: bool
 ) -> None:
     """DuckDB notices the signal inside a query and says only "Query interrupted", or now and
-    then swallows it and runs on: the watchdog (`bgparse.interrupts.GRACE`) ends it then."""
+    then swallows it and runs on: the watchdog (`bgparse.helpers.interrupts.GRACE`) ends it then."""
     before, _ = samples
     endless = "SELECT count(*) FROM range(1000000000000)"
     stopped = run_watched(
@@ -332,10 +332,10 @@ def test_a_signal_stops_a_long_query(
 def test_a_stop_signal_whose_exception_was_swallowed_still_stops_the_import_before_its_commit(
     samples: tuple[Path, dict[str, list[tuple]]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """C code can swallow the exception a stop signal's handler raises (bgparse.interrupts):
+    """C code can swallow the exception a stop signal's handler raises (bgparse.helpers.interrupts):
     the import looks for a signal received before it commits, and stops there, the dataset
     as it was."""
-    from bgparse import interrupts
+    from bgparse.helpers import interrupts
     from bgparse.ingest import verify_file
 
     before, _ = samples

@@ -22,8 +22,8 @@ from typing import Any
 import duckdb
 import pytest
 
-from bgparse.query import connect, run
-from bgparse.stats import STATISTICS, get
+from bgparse.questions.query import connect, run
+from bgparse.questions.stats import STATISTICS, get
 from tests.analysis.test_stats_analysis import STATISTICS_TESTED
 
 W11 = (0.20654, 1.0)

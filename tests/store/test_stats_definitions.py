@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, run
-from bgparse.stats import STATISTICS
+from bgparse.questions.query import connect, run
+from bgparse.questions.stats import STATISTICS
 from tests.analysis.test_stats_analysis import STATISTICS_TESTED
 
 from .conftest import write_inputs

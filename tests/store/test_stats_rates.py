@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from bgparse.analyze import AnalyzeOptions, run_analyze
-from bgparse.filters import Filters
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, run
-from bgparse.stats import STATISTICS
+from bgparse.questions.filters import Filters
+from bgparse.questions.query import connect, run
+from bgparse.questions.stats import STATISTICS
 from tests.conftest import corpus_files
 
 from .conftest import hand_matches, write_inputs

@@ -33,10 +33,10 @@ import pytest
 from typer.testing import CliRunner
 
 from bgparse.cli import app
-from bgparse.events import Beaver, CannotMove, Double, Drop, Raccoon, Roll, Take
 from bgparse.ingest import ImportOptions, run_import
+from bgparse.model.events import Beaver, CannotMove, Double, Drop, Raccoon, Roll, Take
+from bgparse.questions.stats import STATISTICS
 from bgparse.readers import read_path
-from bgparse.stats import STATISTICS
 from tests.analysis.test_stats_analysis import STATISTICS_TESTED
 from tests.conftest import CORPUS, corpus_files, load_truth
 

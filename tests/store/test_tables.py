@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from bgparse.cli import app
 from bgparse.cli import data as cli_data
 from bgparse.ingest import ImportOptions, run_import
-from bgparse.query import connect, interval_columns, print_result
-from bgparse.stats import get
+from bgparse.questions.query import connect, interval_columns, print_result
+from bgparse.questions.stats import get
 
 from .conftest import hand_matches, write_inputs
 from .factories import fake_verify, game, match, roll

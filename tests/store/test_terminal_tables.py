@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from bgparse.cli import app
 from bgparse.cli import data as cli_data
-from bgparse.stats import STATISTICS
+from bgparse.questions.stats import STATISTICS
 
 runner = CliRunner()
 

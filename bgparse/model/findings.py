@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from bgparse.errors import InputError
-from bgparse.printable import printable
+from bgparse.helpers.errors import InputError
+from bgparse.helpers.printable import printable
 
 __all__ = [
     "CODES",
@@ -173,7 +173,7 @@ def source_window(line: str, column: int) -> tuple[str, int]:
 
 def format_finding(path: str, f: Finding, *, context: bool = True) -> str:
     """`path:line:col: CODE message`, then the source line and a caret under the column; the
-    record's own text with its control characters shown (`bgparse.printable`)."""
+    record's own text with its control characters shown (`bgparse.helpers.printable`)."""
     head = f"{path}:{f.line}:{f.column}: {f.code} {f.message}"
     if not context or f.source_line is None:
         return printable(head + (f"\n{f.detail}" if f.detail and context else ""))

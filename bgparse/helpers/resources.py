@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = ["cached_lark", "grammar_cache", "grammar_path", "pipelines_dir", "read_grammar"]
 
-_PKG = Path(__file__).resolve().parent
+_PKG = Path(__file__).resolve().parent.parent  # bgparse/, above helpers/
 
 
 def _find(name: str) -> Path:

@@ -20,7 +20,7 @@ message and an exit code in one place (`bgparse.cli.base`), following the README
   dice, a Position ID that decodes to no position, a play it cannot read); the replay turns
   each into a finding, so only a program calling the rules engine itself meets one.
 
-Ctrl-C and SIGTERM are not in this family on purpose: `bgparse.interrupts.Interrupted` is a
+Ctrl-C and SIGTERM are not in this family on purpose: `bgparse.helpers.interrupts.Interrupted` is a
 BaseException, as KeyboardInterrupt is, so that no `except Exception` in the library or in a
 caller swallows it (exit 130 or 143).
 
@@ -63,7 +63,8 @@ class NoSuchPath(UsageError):
     """A path named on the command line (or given to an import) does not exist."""
 
     def __init__(self, shown: str) -> None:
-        # `shown` is the name's display form (bgparse.paths): the message prints on one line.
+        # `shown` is the name's display form (bgparse.helpers.paths): the message prints on one
+        # line.
         super().__init__(f"{shown}: no such file or folder")
         self.shown = shown
 

@@ -3,13 +3,13 @@ type that takes them, text that is valid UTF-8.
 
 A command line's arguments are bytes; Python hands those that are not UTF-8 over as surrogate
 escapes, which DuckDB (and any UTF-8 encoder) refuses with an exception of its own. A file
-name may be such bytes (it is read by name, see `bgparse.paths`); a player's name, a source
+name may be such bytes (it is read by name, see `bgparse.helpers.paths`); a player's name, a source
 label or SQL text cannot be, since the dataset holds only UTF-8 text.
 """
 
 from __future__ import annotations
 
-from bgparse.errors import UsageError
+from bgparse.helpers.errors import UsageError
 
 __all__ = ["INT_MAX", "OptionError", "checked_int", "utf8_text"]
 

@@ -29,7 +29,7 @@ __all__ = [
 ]
 
 PURE_ENV = "BGPARSE_PURE_PYTHON"
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent  # bgparse/, above helpers/
 
 
 def pure_requested() -> bool:

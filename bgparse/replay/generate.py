@@ -20,7 +20,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from bgparse.events import GENERATED, GENERATOR, MatchInfo
+from bgparse.model.events import GENERATED, GENERATOR, MatchInfo
+from bgparse.model.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 from bgparse.rules import (
     CubeState,
     MatchState,
@@ -30,7 +31,6 @@ from bgparse.rules import (
 )
 from bgparse.rules.game import Game, Verdict
 from bgparse.rules.scoring import jacoby_applies
-from bgparse.verified import CubeAction, Turn, VerifiedGame, VerifiedMatch
 
 __all__ = ["NAMES", "GeneratorPolicy", "generate_match", "generate_matches"]
 

@@ -33,13 +33,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from bgparse import interrupts
-from bgparse.errors import UsageError
-from bgparse.filters import FILTERED, Filters
-from bgparse.findings import CODES
-from bgparse.paths import display_path
-from bgparse.printable import printable
-from bgparse.resources import pipelines_dir
+from bgparse.helpers import interrupts
+from bgparse.helpers.errors import UsageError
+from bgparse.helpers.paths import display_path
+from bgparse.helpers.printable import printable
+from bgparse.helpers.resources import pipelines_dir
+from bgparse.model.findings import CODES
+from bgparse.questions.filters import FILTERED, Filters
 from bgparse.rules.wording import plural
 from bgparse.store.dataset import Dataset, DatasetError
 from bgparse.store.schema import PARTITIONED, TABLES, row_schema
@@ -257,7 +257,7 @@ def _plain(value: Any) -> Any:
 
 def cell_text(value: Any) -> str:
     """A value as a table shows it: rates to three decimals, nothing for NULL, a record's text
-    with its control characters shown (`bgparse.printable`)."""
+    with its control characters shown (`bgparse.helpers.printable`)."""
     if value is None:
         return ""
     if isinstance(value, bool):

@@ -13,9 +13,9 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from bgparse.checks import INT_MAX as _INT_MAX
-from bgparse.checks import OptionError, checked_int, utf8_text
-from bgparse.query import run
+from bgparse.helpers.checks import INT_MAX as _INT_MAX
+from bgparse.helpers.checks import OptionError, checked_int, utf8_text
+from bgparse.questions.query import run
 
 __all__ = ["STATISTICS", "OptionError", "Param", "Statistic", "get"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from bgparse.events import MatchInfo
-from bgparse.findings import Finding, Severity
+from bgparse.model.events import MatchInfo
+from bgparse.model.findings import Finding, Severity
 
 if TYPE_CHECKING:
     from bgparse.analysis.model import Decision

@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from bgparse.events import Action, CannotMove, HiddenPlay, IllegalPlay, Move, Roll, SetPosition
+from bgparse.model.events import (
+    Action,
+    CannotMove,
+    HiddenPlay,
+    IllegalPlay,
+    Move,
+    Roll,
+    SetPosition,
+)
 from bgparse.rules import (
     DiceError,
     PlayCheck,

@@ -10,7 +10,7 @@ import unicodedata
 
 import duckdb
 
-from bgparse.filters import Filters, player_key
+from bgparse.questions.filters import Filters, player_key
 from bgparse.rules.wording import plural
 
 __all__ = ["filter_notes", "folded", "name_note", "near_names"]
@@ -83,7 +83,7 @@ def _undated_note(con: duckdb.DuckDBPyConnection, filters: Filters, prefix: str)
 
 def filter_notes(con: duckdb.DuckDBPyConnection, filters: Filters | None) -> list[str]:
     """The notes for `filters` over the dataset behind `con` (opened by
-    `bgparse.query.connect` with those filters), each one line without a prefix."""
+    `bgparse.questions.query.connect` with those filters), each one line without a prefix."""
     if not filters:
         return []
     prefix = "bg_all_"

@@ -25,9 +25,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import replace
 
-from bgparse.events import Comment, MatchRecord, Win
+from bgparse.model.events import Comment, MatchRecord, Win
+from bgparse.model.verified import VerifiedMatch
 from bgparse.rules.wording import plural
-from bgparse.verified import VerifiedMatch
 
 __all__ = [
     "DERIVED_ROOT_PROPS",

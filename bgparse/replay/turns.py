@@ -9,12 +9,12 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from bgparse.events import CannotMove, Roll, Span
+from bgparse.model.events import CannotMove, Roll, Span
+from bgparse.model.verified import CubeAction, Turn
 from bgparse.rules import CubeState, Position, PositionError, format_play
 from bgparse.rules.game import Game
 from bgparse.rules.ids import IdError, encode_match_id
 from bgparse.rules.ids import MatchIdState as IdState
-from bgparse.verified import CubeAction, Turn
 
 __all__ = ["GameRows", "play_info", "written_play"]
 

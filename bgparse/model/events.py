@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
-from bgparse.findings import Finding
+from bgparse.model.findings import Finding
 
 if TYPE_CHECKING:
     from bgparse.analysis.model import Note
