@@ -52,12 +52,13 @@ def open_executor(
     preload: Sequence[str] = (),
 ) -> tuple[Executor, Close]:
     """The executor a run asked for, and how to close it: a Dask client (on `scheduler`, or a
-    local cluster of `workers`), this process for one worker, else a local process pool whose
-    fork server loads the modules `preload` names before it forks the workers."""
+    local cluster of `workers`), this process for one worker, else a local process pool. A
+    local pool's or cluster's fork server loads the modules `preload` names before it forks
+    the workers."""
     if kind == "dask":
         from bgparse.pipeline.dask import open_dask
 
-        dask = open_dask(scheduler, workers)
+        dask = open_dask(scheduler, workers, preload)
         return dask, lambda ok: dask.shutdown(cancel_futures=True)
     if workers <= 1:
         return Inline(), lambda ok: None

@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from bgparse.helpers.environment import defaults_set
 from bgparse.helpers.interrupts import deferred
 
-__all__ = ["Close", "open_pool", "unit_garbage"]
+__all__ = ["Close", "open_pool", "start_forkserver", "unit_garbage"]
 
 #: Reading and replaying make many small objects and keep few: collecting garbage less often
 #: makes the per-file work about half again as fast.
@@ -109,7 +109,7 @@ def open_pool(workers: int, preload: Sequence[str] = ()) -> tuple[ProcessPoolExe
     # keep the flock alive after the importer dies).
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     if method == "forkserver":
-        _start_forkserver(preload)
+        start_forkserver(preload)
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),
@@ -129,7 +129,7 @@ def open_pool(workers: int, preload: Sequence[str] = ()) -> tuple[ProcessPoolExe
     return pool, close
 
 
-def _start_forkserver(preload: Sequence[str] = ()) -> None:
+def start_forkserver(preload: Sequence[str] = ()) -> None:
     """Start this process's fork server (if it is not running yet) with SIGINT blocked: the
     server and every worker it forks inherit the blocked signal, so a Ctrl-C that reaches them
     before a worker's initializer has run (`_init_worker`) cannot kill them with a traceback.

@@ -58,7 +58,13 @@ MARKER_NAME = "_bgparse_staging"
 
 #: A part's suffix: an Arrow IPC file, never adopted into the dataset as it is.
 PART_SUFFIX = ".arrow"
-_PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4")
+#: LZ4, compressed and read in the calling thread: a unit's parts hold about a hundred record
+#: batches of thirty-odd columns, several thousand small buffers, and Arrow's thread pool
+#: (its default) spent more handing each buffer to a thread than compressing it. A unit of
+#: 200 files: 65 ms to write and 45-110 ms to read its parts with the pool, 28 and 12 ms
+#: without (bench/README.md, session 18); the bytes are the same.
+_PART_OPTIONS = pa.ipc.IpcWriteOptions(compression="lz4", use_threads=False)
+_READ_OPTIONS = pa.ipc.IpcReadOptions(use_threads=False)
 
 #: A partition's parts are merged while the import runs once they hold this many rows (a
 #: quarter of a file's most, `WriteOptions.max_file_rows`): about 20 MB of Parquet for turns.
@@ -253,7 +259,7 @@ def _fsync(path: Path) -> None:
 
 def _read_batch(path: Path, index: int) -> pa.RecordBatch:
     with pa.OSFile(str(path), "rb") as source:
-        return pa.ipc.open_file(source).get_batch(index)
+        return pa.ipc.open_file(source, options=_READ_OPTIONS).get_batch(index)
 
 
 def read_part(target: PartTarget, part: Part) -> pa.Table:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -86,9 +87,11 @@ def test_a_local_dask_cluster_is_capped_the_same_way(
     sizes: list[int] = []
     real = executors.open_dask
 
-    def spy(scheduler: str | None, workers: int) -> executors.DaskExecutor:
+    def spy(
+        scheduler: str | None, workers: int, preload: Sequence[str] = ()
+    ) -> executors.DaskExecutor:
         sizes.append(workers)
-        return real(scheduler, workers)
+        return real(scheduler, workers, preload)
 
     monkeypatch.setattr(executors, "open_dask", spy)
     data = tmp_path / "data"

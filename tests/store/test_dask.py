@@ -94,6 +94,32 @@ def cluster() -> Iterator[DaskExecutor]:
     dask.shutdown()
 
 
+FORKED = """
+import multiprocessing.forkserver as fs, sys
+from bgparse.pipeline.dask import open_dask
+dask = open_dask(None, 1, ["bgparse.writers.sgf"])
+try:
+    seen = dask.client.run(
+        lambda: (__import__("os").getppid(), "bgparse.writers.sgf" in __import__("sys").modules)
+    )
+    print(fs._forkserver._forkserver_pid, *next(iter(seen.values())))
+finally:
+    dask.shutdown()
+"""
+
+
+def test_a_local_clusters_workers_are_forked_with_the_runs_modules_loaded() -> None:
+    # Forked from the fork server, which loaded Dask's worker and the modules the run named once
+    # (spawned, each worker started a new interpreter and loaded them all: bench/README.md).
+    # In a process of its own: this one's fork server may be running already, with others.
+    out = subprocess.run(
+        [sys.executable, "-c", FORKED], capture_output=True, text=True, timeout=120, check=True
+    )
+    server, parent, loaded = out.stdout.split()
+    assert parent == server  # not the client's child: the fork server's
+    assert loaded == "True"  # before any unit asked for it
+
+
 def test_local_cluster_makes_the_pools_dataset_and_a_second_import_adds_nothing(
     reference: tuple[ImportSummary, dict[str, list]], cluster: DaskExecutor, tmp_path: Path
 ) -> None:

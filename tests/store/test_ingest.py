@@ -813,7 +813,7 @@ def arrow_pool():
     return pyarrow.default_memory_pool().backend_name
 
 if __name__ == "__main__":
-    workers._start_forkserver()
+    workers.start_forkserver()
     with multiprocessing.get_context("forkserver").Pool(1) as pool:
         print(pool.apply(blas), blas())
         print(pool.apply(arrow_pool), os.environ.get("ARROW_DEFAULT_MEMORY_POOL"))
