@@ -23,7 +23,8 @@ importing process is the client alone, as on a real cluster; the scheduler's CPU
 --worker-parts also runs the process pool with its workers writing their parts. For each, the
 importing process's (the client's) CPU time per committed file and per MB.
 Every configuration also shows its workers' CPU time (the pool's processes, counted once they
-have ended, and their fork server; none on `dask-ext`) and all of it per file: with 1 worker
+have ended, and their fork server; on `dask-ext`, the CPU the worker commands' processes used
+during the import, their start before it left out) and all of it per file: with 1 worker
 the work runs in the importing process, so beside it the 2-worker figure shows what running on
 two processes adds (the rows sent between them, each worker's start, and the two cores each
 running slower with both busy: bench/README.md, issue 32); a speed-up short of 2x beyond that
@@ -52,7 +53,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from _common import MB, ROOT, machine, peak_rss_mb, rate, table
@@ -170,7 +171,7 @@ def run_once(
     children += _forkserver_cpu()
     return {
         "client_cpu": cpu,
-        "workers_cpu": children,  # 0 where the workers are not this process's children
+        "workers_cpu": children,  # 0 where they are not this process's (`measure` adds them)
         "imported": summary.imported,
         "seconds": seconds,
         "bytes": summary.bytes_done,
@@ -192,6 +193,21 @@ def _forkserver_cpu() -> float:
     return _cpu_of(pid) if pid else 0.0
 
 
+def _groups_cpu(groups: Sequence[int]) -> float:
+    """CPU seconds the live processes of these process groups have used."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[2]) in groups:  # the process group (fields from the state on)
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def _cpu_of(pid: int) -> float:
     """CPU seconds (user + system) a live process has used."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -199,9 +215,12 @@ def _cpu_of(pid: int) -> float:
 
 
 @contextlib.contextmanager
-def dask_commands(workers: int, env: dict[str, str], log: Path) -> Iterator[tuple[str, int]]:
+def dask_commands(
+    workers: int, env: dict[str, str], log: Path
+) -> Iterator[tuple[str, int, list[int]]]:
     """A scheduler and `workers` single-thread workers started with Dask's own commands on
-    127.0.0.1; (address, scheduler pid)."""
+    127.0.0.1; (address, scheduler pid, the process groups of the workers: each `dask worker`
+    command's nanny and the worker process it starts)."""
     from distributed import Client
 
     with socket.socket() as sock:
@@ -227,7 +246,7 @@ def dask_commands(workers: int, env: dict[str, str], log: Path) -> Iterator[tupl
                 start("worker", address, "--nthreads", "1", "--no-dashboard")
             with Client(address, timeout=60) as client:
                 client.wait_for_workers(workers, timeout=120)
-            yield address, sched.pid
+            yield address, sched.pid, [p.pid for p in procs[1:]]
         finally:
             for p in procs:
                 with contextlib.suppress(ProcessLookupError):
@@ -254,12 +273,16 @@ def measure(
         return result
     # Workers import this file's bench_verify (sent by value) and its _common.
     worker_env = {**env, "BENCH_RSS_DIR": str(rss), "PYTHONPATH": str(Path(__file__).parent)}
-    with dask_commands(workers, worker_env, scratch / "dask.log") as (address, scheduler):
+    with dask_commands(workers, worker_env, scratch / "dask.log") as (address, scheduler, groups):
         before = _cpu_of(scheduler)
+        # The workers' CPU during the import, their start (before it) left out: a cluster that
+        # is already running, as a scheduler apart is.
+        workers_before = _groups_cpu(groups)
         done = subprocess.run([*args, address], check=True, capture_output=True, text=True,
                               env=env)  # fmt: skip
         result = json.loads(done.stdout.strip().splitlines()[-1])
         result["scheduler_cpu"] = _cpu_of(scheduler) - before
+        result["workers_cpu"] = _groups_cpu(groups) - workers_before
     return result
 
 
