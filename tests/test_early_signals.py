@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
@@ -165,6 +166,25 @@ def test_a_signal_at_each_point_of_the_start(
     )
 
 
+def _query_ends_as_interrupted(
+    dataset: Path, monkeypatch: pytest.MonkeyPatch, connect: Callable[..., None]
+) -> None:
+    """`bgparse query` with the dataset's connection replaced by `connect`, where the stop
+    signal comes: it ends as the interrupt, one line, exit 143."""
+    from typer.testing import CliRunner
+
+    import bgparse.questions.query
+    from bgparse.cli import app
+
+    monkeypatch.setattr(bgparse.questions.query, "connect", connect)
+    result = CliRunner().invoke(app, ["query", "SELECT 1", "-d", str(dataset)])
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        128 + signal.SIGTERM,
+        "",
+        "bgparse: interrupted\n",
+    )
+
+
 def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
     dataset: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -173,10 +193,6 @@ def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
     __set_name__`: the handler's `Interrupted` came out as that, and a traceback (a SIGTERM 0.25 s
     into `query`, the dataset's modules loading). Whatever wraps it, it ends the command as an
     interrupt."""
-    from typer.testing import CliRunner
-
-    import bgparse.questions.query
-    from bgparse.cli import app
     from bgparse.helpers.interrupts import Interrupted
 
     class Made:
@@ -186,13 +202,7 @@ def test_a_signal_python_wrapped_in_its_own_exception_is_an_interrupt(
     def connect(*args: object, **kwargs: object) -> None:
         type("Manifest", (), {"files": Made()})  # as a class with such a field is made
 
-    monkeypatch.setattr(bgparse.questions.query, "connect", connect)
-    result = CliRunner().invoke(app, ["query", "SELECT 1", "-d", str(dataset)])
-    assert (result.exit_code, result.stdout, result.stderr) == (
-        128 + signal.SIGTERM,
-        "",
-        "bgparse: interrupted\n",
-    )
+    _query_ends_as_interrupted(dataset, monkeypatch, connect)
 
 
 def test_a_signal_that_a_library_made_an_error_of_its_own_is_an_interrupt(
@@ -204,10 +214,7 @@ def test_a_signal_that_a_library_made_an_error_of_its_own_is_an_interrupt(
     Once the handler has received a stop signal, whatever error follows ends the command as
     the interrupt."""
     import duckdb
-    from typer.testing import CliRunner
 
-    import bgparse.questions.query
-    from bgparse.cli import app
     from bgparse.helpers import interrupts
 
     monkeypatch.setattr(interrupts, "_watchdog", lambda signum: None)
@@ -222,13 +229,7 @@ def test_a_signal_that_a_library_made_an_error_of_its_own_is_an_interrupt(
     def connect(*args: object, **kwargs: object) -> None:
         duckdb.connect().register("_bgparse_empty", Stream())
 
-    monkeypatch.setattr(bgparse.questions.query, "connect", connect)
-    result = CliRunner().invoke(app, ["query", "SELECT 1", "-d", str(dataset)])
-    assert (result.exit_code, result.stdout, result.stderr) == (
-        128 + signal.SIGTERM,
-        "",
-        "bgparse: interrupted\n",
-    )
+    _query_ends_as_interrupted(dataset, monkeypatch, connect)
 
 
 def test_a_signal_inside_a_callback_that_loses_exceptions_is_sent_again(
