@@ -23,7 +23,7 @@ def main() -> None:
 
         run()
     except BaseException as exc:
-        stop = interrupts.among_causes(exc)  # the signal's Interrupted, or one Python wrapped
+        stop = interrupts.among_causes(exc)  # the signal's Interrupted, wherever it went
         if stop is None:
             raise
         interrupts.report("bgparse: interrupted")

@@ -216,12 +216,6 @@ class Boundary(TyperGroup):
             return 1
         except BaseException as exc:
             stop = interrupts.among_causes(exc)
-            signum = interrupts.received()
-            if stop is None and signum is not None:
-                # The handler raised its Interrupted inside Python code that a library called
-                # from C++ (DuckDB reading a registered Arrow table's schema), which made an
-                # error of its own of it with the message alone: this is the stop signal.
-                stop = interrupts.Interrupted(signum)
             if stop is not None:
                 interrupts.report(f"bgparse: {self._stopped(stop.committed)}")
                 return stop.exit_code

@@ -163,17 +163,22 @@ def uninstall() -> None:
 
 
 def among_causes(exc: BaseException) -> Interrupted | None:
-    """The `Interrupted` that `exc` was raised from or while handling, if any: Python wraps an
-    exception raised in some places (a descriptor's `__set_name__` while a class is made, in
-    3.11: `RuntimeError: Error calling __set_name__`) in one of its own, and a signal's
-    `Interrupted` can land there."""
+    """The stop signal's `Interrupted` behind `exc`, if any. Python wraps an exception raised
+    in some places (a descriptor's `__set_name__` while a class is made, in 3.11: `RuntimeError:
+    Error calling __set_name__`) in one of its own, and a signal's `Interrupted` can land
+    there: it is found among `exc`'s causes. A library calling back into Python from C++
+    (DuckDB reading a registered Arrow table's schema) keeps only its message, in an error of
+    its own: once the handler has received a stop signal, whatever error follows is that
+    signal's."""
     seen: set[int] = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, Interrupted):
-            return exc
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
-    return None
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, Interrupted):
+            return cause
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    signum = _State.first
+    return Interrupted(signum) if signum is not None else None
 
 
 def received() -> int | None:
