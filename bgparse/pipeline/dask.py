@@ -23,7 +23,6 @@ from __future__ import annotations
 import gc
 import importlib.util
 import logging
-import multiprocessing
 import os
 import stat
 import threading
@@ -289,11 +288,10 @@ def _local_start(preload: Sequence[str]) -> dict[str, str]:
     run's modules (`preload`) once, rather than spawned, each a new interpreter loading them
     all again. Spawned, a worker used about 0.45 s of CPU before its first unit; forked, 0.04 s
     (bench/README.md). Where the platform has no fork server, Dask's default (spawn)."""
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return {}
     from bgparse.pipeline.pool import start_forkserver
 
-    start_forkserver([*_WORKER_MODULES, *preload])
+    if not start_forkserver([*_WORKER_MODULES, *preload]):
+        return {}
     return {"distributed.worker.multiprocessing-method": "forkserver"}
 
 

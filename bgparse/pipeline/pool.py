@@ -107,9 +107,7 @@ def open_pool(workers: int, preload: Sequence[str] = ()) -> tuple[ProcessPoolExe
     server loads before it forks the workers (what they run), besides the main module."""
     # forkserver: workers must not inherit the dataset lock's descriptor (a forked child would
     # keep the flock alive after the importer dies).
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    if method == "forkserver":
-        start_forkserver(preload)
+    method = "forkserver" if start_forkserver(preload) else "spawn"
     pool = ProcessPoolExecutor(
         max_workers=workers,
         mp_context=multiprocessing.get_context(method),
@@ -129,11 +127,14 @@ def open_pool(workers: int, preload: Sequence[str] = ()) -> tuple[ProcessPoolExe
     return pool, close
 
 
-def start_forkserver(preload: Sequence[str] = ()) -> None:
+def start_forkserver(preload: Sequence[str] = ()) -> bool:
     """Start this process's fork server (if it is not running yet) with SIGINT blocked: the
     server and every worker it forks inherit the blocked signal, so a Ctrl-C that reaches them
     before a worker's initializer has run (`_init_worker`) cannot kill them with a traceback.
-    The importer's own SIGINT waits the few milliseconds of the start and then acts."""
+    The importer's own SIGINT waits the few milliseconds of the start and then acts. False
+    where the platform has no fork server (nothing is started)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
     from multiprocessing import forkserver, resource_tracker
 
     # The fork server starts the resource tracker, which blocks and then *unblocks* SIGINT and
@@ -148,6 +149,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> None:
             forkserver.ensure_running()
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    return True
 
 
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
