@@ -200,17 +200,26 @@ def _groups_cpu(groups: Sequence[int]) -> float:
         if not entry.name.isdigit():
             continue
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            fields = _stat(int(entry.name))
         except OSError:
             continue  # ended meanwhile
-        if int(fields[2]) in groups:  # the process group (fields from the state on)
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if int(fields[2]) in groups:  # the process group
+            total += _cpu_seconds_of(fields)
     return total
 
 
 def _cpu_of(pid: int) -> float:
     """CPU seconds (user + system) a live process has used."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return _cpu_seconds_of(_stat(pid))
+
+
+def _stat(pid: int) -> list[str]:
+    """A process's /proc stat fields from its state on (after the command's name, which may
+    hold spaces and parentheses)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _cpu_seconds_of(fields: list[str]) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
